@@ -1,0 +1,50 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+const configSchema = z.object({
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+    .optional(),
+  DATA_DIR: z.string().min(1).default('./.data'),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  TOKEN_ENV: z.enum(['live', 'test']).default('live'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export interface Config {
+  databaseUrl: string | undefined;
+  dataDir: string;
+  host: string;
+  port: number;
+  tokenEnv: 'live' | 'test';
+  logLevel: z.infer<typeof configSchema>['LOG_LEVEL'];
+}
+
+export class ConfigError extends Error {}
+
+/**
+ * Reads the configuration from the environment. A bad value throws a ConfigError whose
+ * message is one line naming the variable, for the CLI to print before exiting with 1.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const picked = Object.fromEntries(
+    Object.keys(configSchema.shape).map((key) => [key, env[key] === '' ? undefined : env[key]]),
+  );
+  const parsed = configSchema.safeParse(picked);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const name = issue?.path.join('.') ?? 'environment';
+    throw new ConfigError(`Invalid configuration: ${name} ${issue?.message ?? 'is invalid'}`);
+  }
+  const c = parsed.data;
+  return {
+    databaseUrl: c.DATABASE_URL,
+    dataDir: path.resolve(c.DATA_DIR),
+    host: c.HOST,
+    port: c.PORT,
+    tokenEnv: c.TOKEN_ENV,
+    logLevel: c.LOG_LEVEL,
+  };
+}

@@ -1,0 +1,53 @@
+import { Decimal } from 'decimal.js';
+import { currencyScale } from './currencies.ts';
+
+/** decimal.js configured for money: enough precision for any sum we make, half away from zero. */
+export const Money = Decimal.clone({ precision: 60, rounding: Decimal.ROUND_HALF_UP, toExpPos: 60, toExpNeg: -60 });
+export type Money = Decimal;
+
+/** Storage keeps four decimals (NUMERIC(18,4)); rates and tax rates may use all four. */
+export const RATE_SCALE = 4;
+const MAX_INTEGER_DIGITS = 14;
+
+// Plain decimal notation only: no exponent, no leading '+', no blanks, no NaN or Infinity.
+const DECIMAL_TEXT = /^-?(\d+)(?:\.(\d+))?$/;
+
+export type ParseResult = { ok: true; value: Money } | { ok: false; reason: string };
+
+/**
+ * Parses a money or rate written as a decimal string, refusing anything that is not plain
+ * decimal notation or has more decimals than `maxScale`. Never rounds: a value that does not
+ * fit is an error, never a silently different amount.
+ */
+export function parseDecimal(text: string, maxScale: number): ParseResult {
+  const match = DECIMAL_TEXT.exec(text);
+  if (!match) return { ok: false, reason: 'must be a decimal number such as "150.50"' };
+  const [, whole = '', fraction = ''] = match;
+  if (fraction.length > maxScale) {
+    return { ok: false, reason: `must have at most ${maxScale} decimal places` };
+  }
+  if (whole.replace(/^0+/, '').length > MAX_INTEGER_DIGITS) {
+    return { ok: false, reason: 'is too large' };
+  }
+  return { ok: true, value: new Money(text) };
+}
+
+/** Parses an amount in a currency: at most the currency's minor-unit digits. */
+export function parseAmount(text: string, currency: string): ParseResult {
+  const scale = currencyScale(currency);
+  if (scale === undefined) return { ok: false, reason: `has unknown currency ${currency}` };
+  return parseDecimal(text, scale);
+}
+
+/** Rounds half away from zero to `scale` digits and prints exactly that many. */
+export function formatDecimal(value: Money | string, scale: number): string {
+  const d = typeof value === 'string' ? new Money(value) : value;
+  const rounded = d.toDecimalPlaces(scale, Decimal.ROUND_HALF_UP);
+  // decimal.js keeps a negative zero sign through rounding; money never shows "-0.00".
+  return (rounded.isZero() ? new Money(0) : rounded).toFixed(scale);
+}
+
+/** Formats an amount with its currency's scale ("150.00", JPY "150", KWD "1.500"). */
+export function formatAmount(value: Money | string, currency: string): string {
+  return formatDecimal(value, currencyScale(currency) ?? 2);
+}

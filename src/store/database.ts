@@ -1,0 +1,22 @@
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.ts';
+
+// DATE stays a 'YYYY-MM-DD' string: a JS Date would shift it by the process time zone.
+pg.types.setTypeParser(pg.types.builtins.DATE, (value) => value);
+// NUMERIC and INT8 already arrive as strings, which is what money and counts need.
+
+/** One pool per process for the operational store. */
+export function createPool(url: string, max = 10): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max, application_name: 'ledgerline' });
+  // An idle client that loses its connection must not crash the process.
+  pool.on('error', () => undefined);
+  pool.on('connect', (client) => {
+    client.query("SET TIME ZONE 'UTC'").catch(() => undefined);
+  });
+  return pool;
+}
+
+export function createKysely(pool: pg.Pool): Kysely<Database> {
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}

