@@ -1,0 +1,78 @@
+import { mkdir, readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { allCurrencyScales } from '../money/currencies.ts';
+
+const DUCKDB_SQL_DIR = path.resolve(import.meta.dirname, '../../sql/duckdb');
+
+export interface ReadModel {
+  instance: DuckDBInstance;
+  /** A connection for one reader or writer; DuckDB gives each its own MVCC snapshot per transaction. */
+  connect(): Promise<DuckDBConnection>;
+  close(): void;
+}
+
+/**
+ * Opens (creating when missing) the DuckDB read model at `file` (`:memory:` for a throw-away
+ * one), creates its tables from sql/duckdb/tables.sql, its macros and the views of
+ * sql/duckdb/views/, and fills the currency table.
+ */
+export async function openReadModel(file: string, options: { threads?: number } = {}): Promise<ReadModel> {
+  if (file !== ':memory:') await mkdir(path.dirname(file), { recursive: true });
+  const instance = await DuckDBInstance.create(file, {
+    threads: String(options.threads ?? 2),
+    preserve_insertion_order: 'false',
+  });
+  const connection = await instance.connect();
+  try {
+    await connection.run(await readFile(path.join(DUCKDB_SQL_DIR, 'tables.sql'), 'utf8'));
+    await connection.run(await readFile(path.join(DUCKDB_SQL_DIR, 'macros.sql'), 'utf8'));
+    await createViews(connection);
+    await seedCurrencies(connection);
+  } finally {
+    connection.closeSync();
+  }
+  return {
+    instance,
+    connect: () => instance.connect(),
+    close: () => instance.closeSync(),
+  };
+}
+
+/**
+ * Creates every view of sql/duckdb/views/ (one view per file, named after it). Views may use
+ * each other; rather than keep an order by hand, a view whose dependency is not there yet is
+ * retried after the others.
+ */
+async function createViews(connection: DuckDBConnection): Promise<void> {
+  const dir = path.join(DUCKDB_SQL_DIR, 'views');
+  const files = (await readdir(dir)).filter((f) => f.endsWith('.sql')).sort();
+  let pending = await Promise.all(files.map(async (f) => ({ file: f, sql: await readFile(path.join(dir, f), 'utf8') })));
+  while (pending.length > 0) {
+    const failed: typeof pending = [];
+    let lastError: unknown;
+    for (const view of pending) {
+      try {
+        await connection.run(view.sql);
+      } catch (error) {
+        failed.push(view);
+        lastError = error;
+      }
+    }
+    if (failed.length === pending.length) {
+      throw new Error(`Cannot create read-model views ${failed.map((v) => v.file).join(', ')}: ${String(lastError)}`);
+    }
+    pending = failed;
+  }
+}
+
+async function seedCurrencies(connection: DuckDBConnection): Promise<void> {
+  const appender = await connection.createAppender('currencies');
+  await connection.run('DELETE FROM currencies');
+  for (const [code, scale] of allCurrencyScales()) {
+    appender.appendVarchar(code);
+    appender.appendInteger(scale);
+    appender.endRow();
+  }
+  appender.closeSync();
+}
