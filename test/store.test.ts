@@ -31,7 +31,10 @@ describe('operational store', () => {
         [id],
       );
     }
-    await pool.query("INSERT INTO clients (id, workspace_id, name) VALUES ('00000000-0000-4000-8000-0000000000c1', $1, 'C')", [a]);
+    await pool.query(
+      "INSERT INTO clients (id, workspace_id, name) VALUES ('00000000-0000-4000-8000-0000000000c1', $1, 'C')",
+      [a],
+    );
     await expect(
       pool.query(
         "INSERT INTO projects (id, workspace_id, client_id, name) VALUES ('00000000-0000-4000-8000-0000000000f1', $1, '00000000-0000-4000-8000-0000000000c1', 'P')",

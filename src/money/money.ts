@@ -2,7 +2,12 @@ import { Decimal } from 'decimal.js';
 import { currencyScale } from './currencies.ts';
 
 /** decimal.js configured for money: enough precision for any sum we make, half away from zero. */
-export const Money = Decimal.clone({ precision: 60, rounding: Decimal.ROUND_HALF_UP, toExpPos: 60, toExpNeg: -60 });
+export const Money = Decimal.clone({
+  precision: 60,
+  rounding: Decimal.ROUND_HALF_UP,
+  toExpPos: 60,
+  toExpNeg: -60,
+});
 export type Money = Decimal;
 
 /** Storage keeps four decimals (NUMERIC(18,4)); rates and tax rates may use all four. */

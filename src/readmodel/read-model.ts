@@ -17,7 +17,10 @@ export interface ReadModel {
  * one), creates its tables from sql/duckdb/tables.sql, its macros and the views of
  * sql/duckdb/views/, and fills the currency table.
  */
-export async function openReadModel(file: string, options: { threads?: number } = {}): Promise<ReadModel> {
+export async function openReadModel(
+  file: string,
+  options: { threads?: number } = {},
+): Promise<ReadModel> {
   if (file !== ':memory:') await mkdir(path.dirname(file), { recursive: true });
   const instance = await DuckDBInstance.create(file, {
     threads: String(options.threads ?? 2),
@@ -47,7 +50,9 @@ export async function openReadModel(file: string, options: { threads?: number } 
 async function createViews(connection: DuckDBConnection): Promise<void> {
   const dir = path.join(DUCKDB_SQL_DIR, 'views');
   const files = (await readdir(dir)).filter((f) => f.endsWith('.sql')).sort();
-  let pending = await Promise.all(files.map(async (f) => ({ file: f, sql: await readFile(path.join(dir, f), 'utf8') })));
+  let pending = await Promise.all(
+    files.map(async (f) => ({ file: f, sql: await readFile(path.join(dir, f), 'utf8') })),
+  );
   while (pending.length > 0) {
     const failed: typeof pending = [];
     let lastError: unknown;
@@ -60,7 +65,9 @@ async function createViews(connection: DuckDBConnection): Promise<void> {
       }
     }
     if (failed.length === pending.length) {
-      throw new Error(`Cannot create read-model views ${failed.map((v) => v.file).join(', ')}: ${String(lastError)}`);
+      throw new Error(
+        `Cannot create read-model views ${failed.map((v) => v.file).join(', ')}: ${String(lastError)}`,
+      );
     }
     pending = failed;
   }

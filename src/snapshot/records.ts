@@ -20,7 +20,10 @@ export const isoDate = z.string().refine(isCalendarDate, 'must be a date YYYY-MM
 const TIMESTAMP_TEXT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})$/;
 export const timestamp = z
   .string()
-  .refine((s) => TIMESTAMP_TEXT.test(s) && !Number.isNaN(Date.parse(s)), 'must be an ISO 8601 timestamp with a zone')
+  .refine(
+    (s) => TIMESTAMP_TEXT.test(s) && !Number.isNaN(Date.parse(s)),
+    'must be an ISO 8601 timestamp with a zone',
+  )
   .transform((s) => new Date(s).toISOString());
 
 export const currencyCode = z
@@ -35,7 +38,10 @@ export const decimalText = (maxScale = RATE_SCALE) =>
   });
 
 const nonNegative = (maxScale = RATE_SCALE) =>
-  decimalText(maxScale).refine((t) => !t.startsWith('-') || /^-0*(\.0*)?$/.test(t), 'must not be negative');
+  decimalText(maxScale).refine(
+    (t) => !t.startsWith('-') || /^-0*(\.0*)?$/.test(t),
+    'must not be negative',
+  );
 
 const text = z.string().max(10_000);
 const optionalText = text.nullish().transform((v) => (v === '' || v === undefined ? null : v));
@@ -178,7 +184,11 @@ export const timeEntryRecord = z
   })
   .superRefine((e, ctx) => {
     if (e.startedAt && e.stoppedAt && e.stoppedAt < e.startedAt) {
-      ctx.addIssue({ code: 'custom', path: ['stoppedAt'], message: 'must not be before startedAt' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['stoppedAt'],
+        message: 'must not be before startedAt',
+      });
     }
   });
 
@@ -202,7 +212,11 @@ export const expenseRecord = z
   .superRefine((e, ctx) => {
     amountIn(ctx, e.amount, e.currency, ['amount'], { positive: true });
     if (e.customCategory !== null && e.category !== 'OTHER') {
-      ctx.addIssue({ code: 'custom', path: ['customCategory'], message: 'is only allowed with category OTHER' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['customCategory'],
+        message: 'is only allowed with category OTHER',
+      });
     }
   });
 
@@ -248,9 +262,13 @@ export const invoiceRecord = z
   })
   .superRefine((inv, ctx) => {
     for (const field of ['subtotal', 'discountAmount', 'total', 'amountPaid'] as const) {
-      amountIn(ctx, inv[field], inv.currency, [field], { nonNegative: field !== 'subtotal' && field !== 'total' });
+      amountIn(ctx, inv[field], inv.currency, [field], {
+        nonNegative: field !== 'subtotal' && field !== 'total',
+      });
     }
-    inv.lines.forEach((line, i) => amountIn(ctx, line.amount, inv.currency, ['lines', i, 'amount']));
+    inv.lines.forEach((line, i) =>
+      amountIn(ctx, line.amount, inv.currency, ['lines', i, 'amount']),
+    );
   });
 
 export const payeeRateRecord = z.object({
@@ -332,12 +350,20 @@ export const billRecord = z
   })
   .superRefine((bill, ctx) => {
     if (bill.serviceFrom && bill.serviceTo && bill.serviceTo < bill.serviceFrom) {
-      ctx.addIssue({ code: 'custom', path: ['serviceTo'], message: 'must not be before serviceFrom' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['serviceTo'],
+        message: 'must not be before serviceFrom',
+      });
     }
     bill.lines.forEach((line, i) => {
       amountIn(ctx, line.amount, bill.currency, ['lines', i, 'amount']);
       if (line.kind === 'TIME' && line.timeEntryId === null) {
-        ctx.addIssue({ code: 'custom', path: ['lines', i, 'timeEntryId'], message: 'is required on a TIME line' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['lines', i, 'timeEntryId'],
+          message: 'is required on a TIME line',
+        });
       }
     });
   });
@@ -373,7 +399,11 @@ export const paymentRecord = z
   .superRefine((p, ctx) => {
     amountIn(ctx, p.amount, p.currency, ['amount'], { positive: true });
     if ((p.status === 'REVERSED') !== (p.reversedAt !== null)) {
-      ctx.addIssue({ code: 'custom', path: ['reversedAt'], message: 'must be set exactly when status is REVERSED' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['reversedAt'],
+        message: 'must be set exactly when status is REVERSED',
+      });
     }
     p.allocations.forEach((a, i) => {
       if (a.cashAmount !== null && a.cashCurrency !== null) {
@@ -388,10 +418,16 @@ export const fxRateRecord = z
     fromCurrency: currencyCode,
     toCurrency: currencyCode,
     effectiveFrom: isoDate,
-    rate: decimalText(10).refine((r) => !r.startsWith('-') && !/^0*(\.0*)?$/.test(r), 'must be positive'),
+    rate: decimalText(10).refine(
+      (r) => !r.startsWith('-') && !/^0*(\.0*)?$/.test(r),
+      'must be positive',
+    ),
     ...audit,
   })
-  .refine((r) => r.fromCurrency !== r.toCurrency, { path: ['toCurrency'], message: 'must differ from fromCurrency' });
+  .refine((r) => r.fromCurrency !== r.toCurrency, {
+    path: ['toCurrency'],
+    message: 'must differ from fromCurrency',
+  });
 
 /** The record types of an NDJSON snapshot line (`{"type": ...}`), and the JSON array each fills. */
 export const RECORD_TYPES = {

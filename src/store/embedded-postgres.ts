@@ -94,7 +94,8 @@ function serverFlags(ephemeral: boolean): string[] {
     ['max_wal_size', '4GB'],
     ['TimeZone', 'UTC'],
   ];
-  if (ephemeral) flags.push(['fsync', 'off'], ['synchronous_commit', 'off'], ['full_page_writes', 'off']);
+  if (ephemeral)
+    flags.push(['fsync', 'off'], ['synchronous_commit', 'off'], ['full_page_writes', 'off']);
   return flags.flatMap(([name, value]) => ['-c', `${name}=${value}`]);
 }
 
@@ -111,7 +112,10 @@ async function readClusterInfo(dataDir: string): Promise<ClusterInfo | undefined
 async function stopOrphanedPostmaster(clusterDir: string): Promise<void> {
   let pid: number;
   try {
-    pid = Number.parseInt((await readFile(path.join(clusterDir, 'postmaster.pid'), 'utf8')).split('\n')[0] ?? '', 10);
+    pid = Number.parseInt(
+      (await readFile(path.join(clusterDir, 'postmaster.pid'), 'utf8')).split('\n')[0] ?? '',
+      10,
+    );
   } catch {
     return;
   }

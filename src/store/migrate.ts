@@ -21,9 +21,11 @@ export async function migrate(pool: pg.Pool): Promise<string[]> {
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version text PRIMARY KEY, sha256 text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
     const done = new Map(
-      (await client.query<{ version: string; sha256: string }>('SELECT version, sha256 FROM schema_migrations')).rows.map(
-        (r) => [r.version, r.sha256],
-      ),
+      (
+        await client.query<{ version: string; sha256: string }>(
+          'SELECT version, sha256 FROM schema_migrations',
+        )
+      ).rows.map((r) => [r.version, r.sha256]),
     );
     for (const file of files) {
       const sql = await readFile(path.join(MIGRATIONS_DIR, file), 'utf8');
@@ -37,7 +39,10 @@ export async function migrate(pool: pg.Pool): Promise<string[]> {
       await client.query('BEGIN');
       try {
         await client.query(sql);
-        await client.query('INSERT INTO schema_migrations (version, sha256) VALUES ($1, $2)', [version, sha256]);
+        await client.query('INSERT INTO schema_migrations (version, sha256) VALUES ($1, $2)', [
+          version,
+          sha256,
+        ]);
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK');

@@ -1,7 +1,11 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+type NullableTimestamp = ColumnType<
+  Date | null,
+  Date | string | null | undefined,
+  Date | string | null
+>;
 
 export type Plan = 'free' | 'solo' | 'studio' | 'agency';
 export type Role = 'MEMBER' | 'MANAGER' | 'ADMIN' | 'OWNER';

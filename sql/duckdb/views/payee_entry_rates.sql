@@ -1,0 +1,68 @@
+-- Every live time entry of a live payee (entry.user_id = payee.user_id in the same
+-- workspace, decisions 7), with the pay rate in force on its entry date and the flags the
+-- team-payout rules test. One row per entry; running and zero-length entries are kept and
+-- flagged, so unpaid time, the summary and profitability all start from this one place.
+--
+-- Rate (decisions 7 and 8): the payee's live rate with the latest effective_from <=
+-- entry_date. ASOF LEFT JOIN picks exactly that row (payee_rates allows one live rate per
+-- payee and date); rate_id is NULL when no rate had started by the entry's date.
+--
+-- is_payable: the work is owed but not yet on an APPROVED bill — not running, duration > 0,
+-- entry_date on/after the payee's start_date (no start_date: no restriction) and not on a
+-- line of an APPROVED live bill (entries on DRAFT or VOID bills stay unpaid). Priced or
+-- not, billable or not: with a rate it is an unpaid-time item, without one it counts
+-- towards missingRateCount (decisions 7).
+CREATE OR REPLACE VIEW payee_entry_rates AS
+WITH payee_entries AS (
+  SELECT
+    e.workspace_id,
+    p.id AS payee_id,
+    p.name AS payee_name,
+    p.start_date AS payee_start_date,
+    e.id AS time_entry_id,
+    e.user_id,
+    e.project_id,
+    e.task_id,
+    e.entry_date,
+    e.duration_seconds,
+    e.billable,
+    e.is_running,
+    e.note,
+    e.created_at
+  FROM time_entries e
+  JOIN payees p ON p.workspace_id = e.workspace_id AND p.user_id = e.user_id
+  WHERE e.deleted_at IS NULL AND p.deleted_at IS NULL
+),
+live_rates AS (
+  SELECT workspace_id, payee_id, id, effective_from, hourly_rate, currency
+  FROM payee_rates
+  WHERE deleted_at IS NULL
+),
+-- Decisions 7 says "a line of an APPROVED bill", of any kind, that names the entry.
+entries_on_approved_bills AS (
+  SELECT DISTINCT l.workspace_id, l.time_entry_id
+  FROM team_bill_lines l
+  JOIN team_bills b ON b.workspace_id = l.workspace_id AND b.id = l.bill_id
+  WHERE b.status = 'APPROVED' AND b.deleted_at IS NULL AND l.time_entry_id IS NOT NULL
+),
+flagged AS (
+  SELECT
+    pe.*,
+    r.id AS rate_id,
+    r.effective_from AS rate_effective_from,
+    r.hourly_rate,
+    r.currency AS rate_currency,
+    (pe.payee_start_date IS NULL OR pe.entry_date >= pe.payee_start_date) AS on_or_after_start,
+    (a.time_entry_id IS NOT NULL) AS on_approved_bill
+  FROM payee_entries pe
+  ASOF LEFT JOIN live_rates r
+    ON r.workspace_id = pe.workspace_id
+    AND r.payee_id = pe.payee_id
+    AND pe.entry_date >= r.effective_from
+  LEFT JOIN entries_on_approved_bills a
+    ON a.workspace_id = pe.workspace_id AND a.time_entry_id = pe.time_entry_id
+)
+SELECT
+  *,
+  (NOT is_running AND duration_seconds > 0 AND on_or_after_start AND NOT on_approved_bill) AS is_payable
+FROM flagged;

@@ -1,0 +1,107 @@
+import type { DuckDBConnection, Json } from '@duckdb/node-api';
+import { formatAmount } from '../../money/money.ts';
+import type { PayoutSummary, PayoutSummaryCurrency } from './payout-summary.schema.ts';
+
+export interface PayoutSummaryParams {
+  workspaceId: string;
+  /** Narrows `currencies`, the top-level `eligibleSeconds` and the last payment. */
+  currency?: string;
+  /** Today in the workspace time zone (YYYY-MM-DD): a bill due before it is overdue. */
+  today: string;
+  /** Caller is Owner or Admin and has the `write` scope (decisions 7). */
+  canManage: boolean;
+}
+
+// The rules live in the table macros of sql/duckdb/views/payout_summary_*.sql; these two
+// statements only bind the caller's values to them.
+const CURRENCIES_SQL = `
+  SELECT *
+  FROM payout_summary_currencies($ws::UUID, $today::DATE)
+  WHERE $currency::VARCHAR IS NULL OR currency = $currency::VARCHAR
+  ORDER BY currency`;
+
+const TOTALS_SQL = `SELECT * FROM payout_summary_totals($ws::UUID, $currency::VARCHAR)`;
+
+type Row = Record<string, Json>;
+
+/** The team payout summary of one workspace, answered from the read model. */
+export async function loadPayoutSummary(
+  connection: DuckDBConnection,
+  params: PayoutSummaryParams,
+): Promise<PayoutSummary> {
+  const values = { ws: params.workspaceId, today: params.today, currency: params.currency ?? null };
+  const currencies = await connection.runAndReadAll(CURRENCIES_SQL, values);
+  const totals = await connection.runAndReadAll(TOTALS_SQL, {
+    ws: values.ws,
+    currency: values.currency,
+  });
+  const [totalsRow] = totals.getRowObjectsJson();
+  if (!totalsRow) throw new Error('payout_summary_totals returned no row');
+  return rowsToPayoutSummary(currencies.getRowObjectsJson(), totalsRow, params.canManage);
+}
+
+/**
+ * Turns the rows of payout_summary_currencies and payout_summary_totals into the API record:
+ * camelCase names, money formatted to its currency's scale. A missing figure is an error,
+ * never a silent 0.
+ */
+function rowsToPayoutSummary(
+  currencyRows: readonly Row[],
+  totals: Row,
+  canManage: boolean,
+): PayoutSummary {
+  const currencies = currencyRows.map(rowToCurrency);
+  const lastCurrency = optionalText(totals, 'last_payment_currency');
+  const lastAmount = optionalText(totals, 'last_payment_amount');
+  return {
+    canManage,
+    currencies,
+    missingRateCount: integer(totals, 'missing_rate_count'),
+    eligibleSeconds: currencies.reduce((sum, c) => sum + c.eligibleSeconds, 0),
+    memberCount: integer(totals, 'member_count'),
+    lastPaymentDate: optionalText(totals, 'last_payment_date'),
+    lastPaymentAmount:
+      lastAmount === null || lastCurrency === null ? null : formatAmount(lastAmount, lastCurrency),
+    lastPaymentCurrency: lastCurrency,
+  };
+}
+
+function rowToCurrency(row: Row): PayoutSummaryCurrency {
+  const currency = text(row, 'currency');
+  const money = (column: string) => formatAmount(text(row, column), currency);
+  return {
+    currency,
+    eligibleSeconds: integer(row, 'eligible_seconds'),
+    unbilledFrom: optionalText(row, 'unbilled_from'),
+    unbilledTo: optionalText(row, 'unbilled_to'),
+    accrued: money('accrued'),
+    approved: money('approved'),
+    paid: money('paid'),
+    outstanding: money('outstanding'),
+    overdue: money('overdue'),
+    credit: money('credit'),
+  };
+}
+
+// DuckDB's JSON rows give DECIMAL, DATE and BIGINT values as strings, INTEGER as a number.
+
+function optionalText(row: Row, column: string): string | null {
+  const value = row[column];
+  if (value === null || value === undefined) return null;
+  if (typeof value !== 'string') throw new Error(`${column}: expected text, got ${typeof value}`);
+  return value;
+}
+
+function text(row: Row, column: string): string {
+  const value = optionalText(row, column);
+  if (value === null) throw new Error(`${column}: expected a value, got null`);
+  return value;
+}
+
+function integer(row: Row, column: string): number {
+  const value = row[column];
+  const n = typeof value === 'number' ? value : typeof value === 'string' ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n))
+    throw new Error(`${column}: expected an integer, got ${String(value)}`);
+  return n;
+}

@@ -1,0 +1,84 @@
+import { createReadStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { TYPE_OF_COLLECTION, type Collection } from './records.ts';
+
+/** One record of a snapshot as read, before validation. */
+export type SnapshotLine =
+  | { kind: 'record'; type: string; data: Record<string, unknown>; line?: number }
+  | { kind: 'malformed'; line?: number; message: string };
+
+/**
+ * Reads a snapshot file as a stream of records: `.ndjson` files line by line (never whole,
+ * so millions of records read with flat memory), JSON documents whole, in the same shape:
+ * the workspace first (with the document's `version`), then every collection's records.
+ */
+export async function* readSnapshot(file: string): AsyncGenerator<SnapshotLine> {
+  if (/\.(ndjson|jsonl)$/i.test(file)) yield* readNdjson(file);
+  else yield* readJsonDocument(file);
+}
+
+async function* readNdjson(file: string): AsyncGenerator<SnapshotLine> {
+  const lines = createInterface({
+    input: createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 20 }),
+    crlfDelay: Infinity,
+  });
+  let line = 0;
+  for await (const text of lines) {
+    line++;
+    if (text.trim() === '') continue;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      yield { kind: 'malformed', line, message: 'is not valid JSON' };
+      continue;
+    }
+    if (!isObject(parsed) || typeof parsed.type !== 'string') {
+      yield { kind: 'malformed', line, message: 'must be a JSON object with a string "type"' };
+      continue;
+    }
+    const { type, ...data } = parsed;
+    yield { kind: 'record', type, data, line };
+  }
+}
+
+async function* readJsonDocument(file: string): AsyncGenerator<SnapshotLine> {
+  let document: unknown;
+  try {
+    document = JSON.parse(await readFile(file, 'utf8'));
+  } catch {
+    yield { kind: 'malformed', message: 'the file is not valid JSON' };
+    return;
+  }
+  if (!isObject(document)) {
+    yield { kind: 'malformed', message: 'the document must be a JSON object' };
+    return;
+  }
+  const { workspace, version, ...collections } = document;
+  yield {
+    kind: 'record',
+    type: 'workspace',
+    data: { ...(isObject(workspace) ? workspace : {}), version },
+  };
+  for (const [name, records] of Object.entries(collections)) {
+    const type = TYPE_OF_COLLECTION[name as Collection] as string | undefined;
+    if (type === undefined) {
+      yield { kind: 'malformed', message: `unknown collection "${name}"` };
+      continue;
+    }
+    if (!Array.isArray(records)) {
+      yield { kind: 'malformed', message: `"${name}" must be an array` };
+      continue;
+    }
+    for (const record of records) {
+      yield isObject(record)
+        ? { kind: 'record', type, data: record }
+        : { kind: 'malformed', message: `every entry of "${name}" must be an object` };
+    }
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
