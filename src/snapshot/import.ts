@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { z } from 'zod';
 import { allCurrencyScales } from '../money/currencies.ts';
+import { deleteWorkspace } from '../store/delete-workspace.ts';
 import { hashSecret, parseToken } from '../tokens/token-format.ts';
 import { arrayLiteral } from './copy-text.ts';
 import { IMPORT_CHECKS } from './import-checks.ts';
@@ -353,7 +354,7 @@ async function load(
     await check(client, workspace, issues);
     if (issues.total > 0) throw issues.toError();
 
-    if (exists) await client.query('DELETE FROM workspaces WHERE id = $1', [workspace.id]);
+    if (exists) await deleteWorkspace(client, workspace.id);
     await client.query(
       `INSERT INTO workspaces (id, name, plan, base_currency, timezone, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, coalesce($6::timestamptz, now()), coalesce($7::timestamptz, $6::timestamptz, now()))`,

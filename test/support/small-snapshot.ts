@@ -6,6 +6,8 @@ export const ids = {
   workspace: '10000000-0000-4000-8000-000000000001',
   owner: '20000000-0000-4000-8000-000000000001',
   member: '20000000-0000-4000-8000-000000000002',
+  admin: '20000000-0000-4000-8000-000000000003',
+  manager: '20000000-0000-4000-8000-000000000004',
   client: '30000000-0000-4000-8000-000000000001',
   project: '40000000-0000-4000-8000-000000000001',
   task: '50000000-0000-4000-8000-000000000001',
@@ -23,7 +25,17 @@ export const ids = {
   fx: 'c0000000-0000-4000-8000-000000000001',
 };
 
-export const OWNER_TOKEN = 'tt_test_OwnerPrefix1_abcdefghijklmnopqrstuvwxyz012345';
+/** One token per role, plus the odd ones the auth tests need. */
+export const TOKENS = {
+  owner: 'tt_test_OwnerPrefix1_abcdefghijklmnopqrstuvwxyz012345',
+  admin: 'tt_test_AdminPrefix1_abcdefghijklmnopqrstuvwxyz012345',
+  manager: 'tt_test_MangrPrefix1_abcdefghijklmnopqrstuvwxyz012345',
+  member: 'tt_test_MembrPrefix1_abcdefghijklmnopqrstuvwxyz012345',
+  revoked: 'tt_test_RevokPrefix1_abcdefghijklmnopqrstuvwxyz012345',
+  live: 'tt_live_LivePrefix12_abcdefghijklmnopqrstuvwxyz012345',
+  writeOnly: 'tt_test_WriteOnlyPr1_abcdefghijklmnopqrstuvwxyz012345',
+};
+export const OWNER_TOKEN = TOKENS.owner;
 
 export function smallSnapshot() {
   return {
@@ -38,12 +50,24 @@ export function smallSnapshot() {
     users: [
       { id: ids.owner, name: 'Olga Owner', email: 'olga@example.com' },
       { id: ids.member, name: 'Max Member', email: 'max@example.com' },
+      { id: ids.admin, name: 'Ada Admin', email: 'ada@example.com' },
+      { id: ids.manager, name: 'Mona Manager', email: 'mona@example.com' },
     ],
     members: [
       { userId: ids.owner, role: 'OWNER' },
       { userId: ids.member, role: 'MEMBER' },
+      { userId: ids.admin, role: 'ADMIN' },
+      { userId: ids.manager, role: 'MANAGER' },
     ],
-    tokens: [{ token: OWNER_TOKEN, userId: ids.owner, scopes: ['read', 'write'] }],
+    tokens: [
+      { token: TOKENS.owner, userId: ids.owner, scopes: ['read', 'write'] },
+      { token: TOKENS.admin, userId: ids.admin, scopes: ['read'] },
+      { token: TOKENS.manager, userId: ids.manager },
+      { token: TOKENS.member, userId: ids.member },
+      { token: TOKENS.revoked, userId: ids.owner, revokedAt: '2026-11-01T00:00:00Z' },
+      { token: TOKENS.live, userId: ids.owner },
+      { token: TOKENS.writeOnly, userId: ids.owner, scopes: ['write'] },
+    ],
     clients: [
       {
         id: ids.client,
@@ -218,5 +242,18 @@ export function smallSnapshot() {
         rate: '0.92',
       },
     ],
+  };
+}
+
+/** A workspace with one Owner and one token, on a given plan. */
+export function tinySnapshot(n: number, plan: string, token: string) {
+  const hex = n.toString(16).padStart(2, '0');
+  const user = `d00000${hex}-0000-4000-8000-000000000001`;
+  return {
+    version: 1,
+    workspace: { id: `e00000${hex}-0000-4000-8000-000000000001`, name: `Tiny ${plan}`, plan, baseCurrency: 'EUR', timezone: 'UTC' },
+    users: [{ id: user, name: 'Tina Tiny' }],
+    members: [{ userId: user, role: 'OWNER' }],
+    tokens: [{ token, userId: user }],
   };
 }

@@ -49,7 +49,7 @@ export function hourlyRateIn(euro: number | string, currency: GeneratedCurrency)
   return formatDecimal(new Money(euro).times(CURRENCY_PROFILES[currency].perEuro).toDecimalPlaces(scale), 2);
 }
 
-/** `part` percent of an amount, rounded to the currency. */
+/** `percent` percent of an amount, rounded to the currency. */
 export function percentOf(amount: Money, percent: number | string, currency: string): Amount {
   return amountOf(amount.times(percent).div(100), currency);
 }
@@ -65,7 +65,7 @@ const SECONDS_LIMIT = 1 << 17;
  * repeat (quarter hours), and decimal.js is the slow part of generating millions of lines.
  */
 export class RateBook {
-  private readonly rates: { hourlyRate: Money; currency: string }[] = [];
+  private readonly rates: { text: string; hourlyRate: Money; currency: string }[] = [];
   private readonly keys = new Map<string, number>();
   private readonly amounts = new Map<number, Amount>();
   private readonly quantities = new Map<number, string>();
@@ -76,10 +76,19 @@ export class RateBook {
     let key = this.keys.get(name);
     if (key === undefined) {
       key = this.rates.length;
-      this.rates.push({ hourlyRate: new Money(hourlyRate), currency });
+      this.rates.push({ text: hourlyRate, hourlyRate: new Money(hourlyRate), currency });
       this.keys.set(name, key);
     }
     return key;
+  }
+
+  /** The hourly rate of a key as written ("45.00"). */
+  hourlyRate(rateKey: number): string {
+    return this.rate(rateKey).text;
+  }
+
+  currency(rateKey: number): string {
+    return this.rate(rateKey).currency;
   }
 
   /** durationSeconds x hourlyRate / 3600, rounded half away from zero to the rate's currency. */
@@ -107,8 +116,13 @@ export class RateBook {
   }
 
   private computeTimeAmount(rateKey: number, seconds: number): Amount {
+    const rate = this.rate(rateKey);
+    return amountOf(rate.hourlyRate.times(seconds).div(3600), rate.currency);
+  }
+
+  private rate(rateKey: number): { text: string; hourlyRate: Money; currency: string } {
     const rate = this.rates[rateKey];
     if (rate === undefined) throw new Error(`unknown rate key ${rateKey}`);
-    return amountOf(rate.hourlyRate.times(seconds).div(3600), rate.currency);
+    return rate;
   }
 }

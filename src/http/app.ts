@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { ReadModel } from '../readmodel/read-model.ts';
+import type { ReadModelStatus } from '../readmodel/read-model-status.ts';
+import { registerPayoutSummaryRoute } from '../reports/payout-summary/payout-summary.route.ts';
+import type { Database, TokenEnv } from '../store/schema.ts';
+import { authenticate } from './auth.ts';
+import { readModelUnavailable, registerErrorHandling } from './errors.ts';
+import { registerMeRoute } from './me.route.ts';
+
+export interface AppDependencies {
+  db: Kysely<Database>;
+  readModel: ReadModel;
+  status: ReadModelStatus;
+  tokenEnv: TokenEnv;
+  logLevel?: string;
+}
+
+/** What routes get: the stores, and a way to run a read against the read model. */
+export interface RouteContext {
+  db: Kysely<Database>;
+  /** Runs `read` on a read-model connection; 503 until the first sync has finished. */
+  read<T>(read: (connection: DuckDBConnection) => Promise<T>): Promise<T>;
+}
+
+export const API_PREFIX = '/api/v1';
+
+/** Builds the HTTP API. `server.ts` listens; tests call `app.inject()`. */
+export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: { level: deps.logLevel ?? 'silent' },
+    bodyLimit: 1024 * 1024,
+    genReqId: () => randomUUID(),
+  });
+  registerErrorHandling(app);
+
+  app.addHook('onRequest', async (request, reply) => {
+    void reply.header('X-Request-Id', request.id);
+    if (request.url.startsWith(`${API_PREFIX}/`)) {
+      request.caller = await authenticate(deps.db, deps.tokenEnv, request);
+    }
+  });
+  app.addHook('onSend', async (request, reply) => {
+    if (request.method === 'GET' && deps.status.dataAsOf) {
+      void reply.header('X-Data-As-Of', deps.status.dataAsOf.toISOString());
+    }
+  });
+
+  const context: RouteContext = {
+    db: deps.db,
+    async read(read) {
+      if (!deps.status.ready) throw readModelUnavailable();
+      const connection = await deps.readModel.connect();
+      try {
+        return await read(connection);
+      } finally {
+        connection.closeSync();
+      }
+    },
+  };
+  await app.register(
+    async (api) => {
+      registerMeRoute(api, context);
+      registerPayoutSummaryRoute(api, context);
+    },
+    { prefix: API_PREFIX },
+  );
+  return app;
+}

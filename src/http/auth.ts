@@ -1,0 +1,39 @@
+import type { FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Database, TokenEnv } from '../store/schema.ts';
+import { parseToken, secretMatches } from '../tokens/token-format.ts';
+import { findTokenIdentity, touchToken } from '../tokens/token.repository.ts';
+import type { Caller } from './caller.ts';
+import { forbiddenPlan, unauthenticated } from './errors.ts';
+
+const API_PLANS = new Set(['studio', 'agency']);
+
+/**
+ * Resolves the bearer token to a caller, in the order of decisions 2: a missing, malformed,
+ * unknown, revoked or other-environment token is 401 (all alike, so a prober learns
+ * nothing); then a workspace whose plan has no API access is 402. Role, scope and feature
+ * checks belong to each route (`requireAccess`).
+ */
+export async function authenticate(db: Kysely<Database>, serverEnv: TokenEnv, request: FastifyRequest): Promise<Caller> {
+  const header = request.headers.authorization;
+  const match = header === undefined ? null : /^Bearer ([^\s]+)$/.exec(header);
+  const parsed = match ? parseToken(match[1]!) : undefined;
+  if (!parsed || parsed.env !== serverEnv) throw unauthenticated();
+  const identity = await findTokenIdentity(db, parsed.prefix);
+  // The secret is compared even for a revoked token, so timing does not tell the two apart.
+  const matches = identity !== undefined && secretMatches(parsed.secret, identity.secretSha256);
+  if (!identity || !matches || identity.revokedAt !== null || identity.env !== serverEnv) throw unauthenticated();
+  if (!API_PLANS.has(identity.plan)) throw forbiddenPlan('studio', 'api');
+  touchToken(db, identity.prefix).catch((error: unknown) => request.log.warn({ err: error }, 'could not record token use'));
+  return {
+    workspaceId: identity.workspaceId,
+    workspaceName: identity.workspaceName,
+    plan: identity.plan,
+    timezone: identity.timezone,
+    userId: identity.userId,
+    role: identity.role,
+    scopes: identity.scopes,
+    env: identity.env,
+    tokenPrefix: identity.prefix,
+  };
+}

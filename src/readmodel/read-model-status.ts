@@ -1,0 +1,27 @@
+import type { ReadModel } from './read-model.ts';
+
+/**
+ * Whether the read model can answer, and how fresh it is. Reports answer 503 until a first
+ * sync has completed; every GET carries `X-Data-As-Of` from here.
+ */
+export class ReadModelStatus {
+  dataAsOf: Date | null = null;
+
+  get ready(): boolean {
+    return this.dataAsOf !== null;
+  }
+
+  /** Picks up the position of a sync that completed in an earlier run. */
+  async load(readModel: ReadModel): Promise<void> {
+    const connection = await readModel.connect();
+    try {
+      const reader = await connection.runAndReadAll(
+        "SELECT strftime(data_as_of AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%S.%gZ') FROM sync_state LIMIT 1",
+      );
+      const value = reader.getRows()[0]?.[0];
+      this.dataAsOf = typeof value === 'string' ? new Date(value) : null;
+    } finally {
+      connection.closeSync();
+    }
+  }
+}

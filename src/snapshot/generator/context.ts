@@ -1,0 +1,76 @@
+import type { RecordType } from '../records.ts';
+import { RateBook } from './amounts.ts';
+import type { Month } from './calendar.ts';
+import type { NdjsonWriter } from './ndjson-writer.ts';
+import { Random } from './random.ts';
+
+export type Plan = 'free' | 'solo' | 'studio' | 'agency';
+
+/** The generator's options with every default filled in. */
+export interface Settings {
+  seed: number;
+  timeEntries: number;
+  clients: number;
+  projects: number;
+  invoices: number;
+  members: number;
+  plan: Plan;
+  today: number;
+  /** The months of the range, oldest first; the last one is today's month. */
+  months: Month[];
+}
+
+export type LineType = 'workspace' | RecordType;
+
+/**
+ * One run of the generator: settings, the output and one random stream per concern, so
+ * that e.g. a change in how bills are drawn never shifts the time entries of a seed.
+ */
+export class Generation {
+  readonly counts: Record<LineType, number> = {
+    workspace: 0,
+    user: 0,
+    member: 0,
+    token: 0,
+    client: 0,
+    project: 0,
+    task: 0,
+    timeEntry: 0,
+    expense: 0,
+    invoice: 0,
+    payee: 0,
+    bill: 0,
+    payment: 0,
+    fxRate: 0,
+  };
+  readonly rates = new RateBook();
+  readonly setupRandom: Random;
+  readonly entryRandom: Random;
+  readonly invoiceRandom: Random;
+  readonly billRandom: Random;
+  readonly paymentRandom: Random;
+  readonly today: number;
+
+  constructor(
+    readonly settings: Settings,
+    readonly writer: NdjsonWriter,
+  ) {
+    this.today = settings.today;
+    this.setupRandom = new Random(settings.seed, 1);
+    this.entryRandom = new Random(settings.seed, 2);
+    this.invoiceRandom = new Random(settings.seed, 3);
+    this.billRandom = new Random(settings.seed, 4);
+    this.paymentRandom = new Random(settings.seed, 5);
+  }
+
+  /** Writes one record line: `{"type": ..., ...fields}`. */
+  async record(type: LineType, fields: object): Promise<void> {
+    this.counts[type]++;
+    await this.writer.write(`${JSON.stringify({ type, ...fields })}\n`);
+  }
+
+  /** The first day of the generated range. */
+  get rangeStart(): number {
+    return this.settings.months[0]?.firstDay ?? this.today;
+  }
+}
