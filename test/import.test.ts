@@ -200,7 +200,7 @@ function expectSubset(actual: unknown, expected: unknown, where: string): void {
     expect(Array.isArray(actual), where).toBe(true);
     const list = actual as unknown[];
     expect(list.length, where).toBe(expected.length);
-    const byId = (v: unknown) => (typeof v === 'object' && v !== null && 'id' in v ? String((v as { id: unknown }).id) : JSON.stringify(v));
+    const byId = (v: unknown) => (typeof v === 'object' && v !== null && 'id' in v ? String(v.id) : JSON.stringify(v));
     const sortedActual = [...list].sort((a, b) => byId(a).localeCompare(byId(b)));
     const sortedExpected = [...expected].sort((a, b) => byId(a).localeCompare(byId(b)));
     sortedExpected.forEach((e, i) => expectSubset(sortedActual[i], e, `${where}[${i}]`));

@@ -287,15 +287,15 @@ function decode(column: ColumnSpec, value: unknown, currency: string | null): un
     case 'timestamp':
       return timestamp(value);
     case 'money':
-      return formatAmount(String(value), currency ?? 'EUR');
+      return formatAmount(numericText(value), currency ?? 'EUR');
     case 'rate': {
       // A rate keeps its own decimals (up to four) but shows at least the currency's.
-      const text = String(value);
+      const text = numericText(value);
       const significant = new Money(text).decimalPlaces();
       return formatDecimal(text, Math.max(significant, currencyScale(currency ?? 'EUR') ?? 2));
     }
     case 'decimal':
-      return new Money(String(value)).toFixed();
+      return new Money(numericText(value)).toFixed();
     case 'uuid':
     case 'text':
     case 'date':
@@ -310,7 +310,15 @@ function decode(column: ColumnSpec, value: unknown, currency: string | null): un
 
 function timestamp(value: unknown): string | null {
   if (value === null || value === undefined) return null;
-  return (value instanceof Date ? value : new Date(String(value))).toISOString();
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === 'string') return new Date(value).toISOString();
+  throw new Error(`Unexpected timestamp value ${typeof value}`);
+}
+
+/** NUMERIC arrives as text (pg) or JSON text; anything else is a bug, never a silent "[object Object]". */
+function numericText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  throw new Error(`Unexpected numeric value of type ${typeof value}`);
 }
 
 /** Buffered writes with backpressure. */

@@ -160,7 +160,7 @@ async function spoolRecords(
     const type = item.type as RecordType;
     const parsed = (RECORD_TYPES[type].schema as z.ZodType).safeParse(item.data);
     if (!parsed.success) {
-      issues.addZod(type, id, parsed.error as z.ZodError, item.line);
+      issues.addZod(type, id, parsed.error, item.line);
       continue;
     }
     if (issues.total > 0 || !workspace) continue;
@@ -310,7 +310,7 @@ function encode(column: ColumnSpec, value: unknown): string {
     case 'bool':
       return value === true ? 't' : 'f';
     case 'int':
-      return String(value as number);
+      return String(value);
     case 'uuid[]':
     case 'text[]':
       return arrayLiteral(value as string[]);
@@ -454,6 +454,7 @@ class IssueList {
 }
 
 function withoutLine(issue: ImportIssue): ImportIssue {
-  const { line: _line, ...rest } = issue;
+  const rest = { ...issue };
+  delete rest.line;
   return rest;
 }

@@ -23,14 +23,14 @@ export const TEMPLATE_DATABASE = 'ledgerline_template';
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   let url = process.env.TEST_DATABASE_URL;
-  let stop = async () => undefined as unknown;
+  let stop: () => Promise<void> = () => Promise.resolve();
   let dir: string | undefined;
   if (!url) {
     dir = await mkdtemp(path.join(tmpdir(), 'ledgerline-test-'));
     await chmod(dir, 0o755);
     const store = await startEmbeddedStore({ dataDir: dir, ephemeral: true });
     url = store.url;
-    stop = store.stop;
+    stop = () => store.stop();
   }
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
