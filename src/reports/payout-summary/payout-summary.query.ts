@@ -24,20 +24,31 @@ const TOTALS_SQL = `SELECT * FROM payout_summary_totals($ws::UUID, $currency::VA
 
 type Row = Record<string, Json>;
 
-/** The team payout summary of one workspace, answered from the read model. */
+/**
+ * The team payout summary of one workspace, answered from the read model. Its two reads run
+ * in one transaction, so both see the same sync; `connection` must not be inside one already.
+ */
 export async function loadPayoutSummary(
   connection: DuckDBConnection,
   params: PayoutSummaryParams,
 ): Promise<PayoutSummary> {
-  const values = { ws: params.workspaceId, today: params.today, currency: params.currency ?? null };
-  const currencies = await connection.runAndReadAll(CURRENCIES_SQL, values);
-  const totals = await connection.runAndReadAll(TOTALS_SQL, {
-    ws: values.ws,
-    currency: values.currency,
-  });
-  const [totalsRow] = totals.getRowObjectsJson();
-  if (!totalsRow) throw new Error('payout_summary_totals returned no row');
-  return rowsToPayoutSummary(currencies.getRowObjectsJson(), totalsRow, params.canManage);
+  const ws = params.workspaceId;
+  const currency = params.currency ?? null;
+  await connection.run('BEGIN TRANSACTION');
+  try {
+    const currencies = await connection.runAndReadAll(CURRENCIES_SQL, {
+      ws,
+      today: params.today,
+      currency,
+    });
+    const totals = await connection.runAndReadAll(TOTALS_SQL, { ws, currency });
+    const [totalsRow] = totals.getRowObjectsJson();
+    if (!totalsRow) throw new Error('payout_summary_totals returned no row');
+    return rowsToPayoutSummary(currencies.getRowObjectsJson(), totalsRow, params.canManage);
+  } finally {
+    // Nothing was written: ROLLBACK ends the read transaction, also after a failed read.
+    await connection.run('ROLLBACK');
+  }
 }
 
 /**
@@ -102,6 +113,6 @@ function integer(row: Row, column: string): number {
   const value = row[column];
   const n = typeof value === 'number' ? value : typeof value === 'string' ? Number(value) : NaN;
   if (!Number.isSafeInteger(n))
-    throw new Error(`${column}: expected an integer, got ${String(value)}`);
+    throw new Error(`${column}: expected an integer, got ${JSON.stringify(value)}`);
   return n;
 }
