@@ -4,10 +4,13 @@
  */
 export function copyField(value: string | null): string {
   if (value === null) return '\\N';
-  return value.replace(/[\\\t\n\r]/g, (c) =>
-    c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r',
-  );
+  // Most values need no escape; testing first is much cheaper than always replacing.
+  if (!NEEDS_ESCAPE.test(value)) return value;
+  return value.replace(ESCAPED, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
 }
+
+const NEEDS_ESCAPE = /[\\\t\n\r]/;
+const ESCAPED = /[\\\t\n\r]/g;
 
 /** A PostgreSQL array literal of text values: `{"a","b \"c\""}`. */
 export function arrayLiteral(values: readonly string[]): string {

@@ -368,6 +368,7 @@ async function load(
         workspace.updatedAt ?? null,
       ],
     );
+    await skipForeignKeyTriggers(client);
     const rows: Record<string, number> = {};
     for (const table of [...INSERT_ORDER.slice(0, 2), TOKENS, ...INSERT_ORDER.slice(2)]) {
       if (spools.rows(table) === 0) continue;
@@ -381,6 +382,23 @@ async function load(
     throw error;
   } finally {
     client.release();
+  }
+}
+
+/**
+ * The staged rows were checked against every foreign key of the schema (import-checks.ts:
+ * each reference resolves inside the snapshot, and every row gets the snapshot's workspace
+ * id), so the per-row FK triggers would only repeat that work, and they make a bulk insert
+ * several times slower. Turning them off needs superuser (the embedded store is); elsewhere
+ * the triggers stay on and only speed is lost. Unique and CHECK constraints always apply.
+ */
+async function skipForeignKeyTriggers(client: pg.PoolClient): Promise<void> {
+  await client.query('SAVEPOINT fk_triggers');
+  try {
+    await client.query('SET LOCAL session_replication_role = replica');
+    await client.query('RELEASE SAVEPOINT fk_triggers');
+  } catch {
+    await client.query('ROLLBACK TO SAVEPOINT fk_triggers');
   }
 }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isKnownCurrency } from '../money/currencies.ts';
-import { parseAmount, parseDecimal, RATE_SCALE } from '../money/money.ts';
+import { currencyScale } from '../money/currencies.ts';
+import { decimalTextProblem, decimalTextSign, parseDecimal, RATE_SCALE } from '../money/money.ts';
 
 /**
  * The workspace snapshot format (shared/spec/workspace-snapshot.md), one zod schema per
@@ -33,15 +34,12 @@ export const currencyCode = z
 /** A decimal string with at most `maxScale` decimals; the currency's scale is checked separately. */
 export const decimalText = (maxScale = RATE_SCALE) =>
   z.string().superRefine((text, ctx) => {
-    const parsed = parseDecimal(text, maxScale);
-    if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.reason });
+    const reason = decimalTextProblem(text, maxScale);
+    if (reason !== undefined) ctx.addIssue({ code: 'custom', message: reason });
   });
 
 const nonNegative = (maxScale = RATE_SCALE) =>
-  decimalText(maxScale).refine(
-    (t) => !t.startsWith('-') || /^-0*(\.0*)?$/.test(t),
-    'must not be negative',
-  );
+  decimalText(maxScale).refine((t) => decimalTextSign(t) >= 0, 'must not be negative');
 
 const text = z.string().max(10_000);
 const optionalText = text.nullish().transform((v) => (v === '' || v === undefined ? null : v));
@@ -465,23 +463,27 @@ function amountIn(
   path: (string | number)[],
   rule: { positive?: boolean; nonNegative?: boolean } = {},
 ): void {
-  const parsed = parseAmount(value, currency);
-  if (!parsed.ok) {
-    ctx.addIssue({ code: 'custom', path, message: `${parsed.reason} for ${currency}` });
+  const scale = currencyScale(currency);
+  const reason = scale === undefined ? `has unknown currency` : decimalTextProblem(value, scale);
+  if (reason !== undefined) {
+    ctx.addIssue({ code: 'custom', path, message: `${reason} for ${currency}` });
     return;
   }
-  if (rule.positive && (parsed.value.isZero() || parsed.value.isNegative())) {
-    ctx.addIssue({ code: 'custom', path, message: 'must be greater than 0' });
-  }
-  if (rule.nonNegative && parsed.value.isNegative() && !parsed.value.isZero()) {
-    ctx.addIssue({ code: 'custom', path, message: 'must not be negative' });
-  }
+  const sign = decimalTextSign(value);
+  if (rule.positive && sign <= 0) ctx.addIssue({ code: 'custom', path, message: 'must be greater than 0' });
+  if (rule.nonNegative && sign < 0) ctx.addIssue({ code: 'custom', path, message: 'must not be negative' });
 }
 
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
 function isCalendarDate(s: string): boolean {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(s)) return false;
-  const d = new Date(`${s}T00:00:00Z`);
-  return !Number.isNaN(d.getTime()) && d.toISOString().startsWith(s);
+  if (s.length !== 10 || !/^\d{4}-\d{2}-\d{2}$/.test(s)) return false;
+  const year = Number(s.slice(0, 4));
+  const month = Number(s.slice(5, 7));
+  const day = Number(s.slice(8, 10));
+  if (month < 1 || month > 12 || day < 1) return false;
+  const leap = month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return day <= DAYS_IN_MONTH[month - 1]! + (leap ? 1 : 0);
 }
 
 function isTimeZone(zone: string): boolean {
