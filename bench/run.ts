@@ -14,6 +14,10 @@ if (benches.length === 0) {
 }
 for (const bench of benches) {
   process.stdout.write(`\n== ${bench}\n`);
-  const result = spawnSync(process.execPath, ['--import', 'tsx', path.join(dir, bench), ...process.argv.slice(3)], { stdio: 'inherit' });
+  const result = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', path.join(dir, bench), ...process.argv.slice(3)],
+    { stdio: 'inherit' },
+  );
   if (result.status !== 0) process.exit(result.status ?? 1);
 }

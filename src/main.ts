@@ -27,7 +27,9 @@ async function main(): Promise<void> {
   info(`Starting the store under ${config.databaseUrl ? 'DATABASE_URL' : config.dataDir} ...`);
   const runtime = await openRuntime(config);
   const demo = JSON.parse(await readFile(DEMO, 'utf8')) as DemoFile;
-  const workspaces = await runtime.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM workspaces');
+  const workspaces = await runtime.pool.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM workspaces',
+  );
   if (workspaces.rows[0]?.n === 0) {
     info(`Empty store: importing the demo workspace "${demo.workspace.name}" ...`);
     await importSnapshot(runtime.pool, readSnapshot(DEMO));
@@ -35,7 +37,10 @@ async function main(): Promise<void> {
   await serve(runtime, (url) => {
     const names = new Map(demo.users.map((u) => [u.id, u.name]));
     const roles = new Map(demo.members.map((m) => [m.userId, m.role]));
-    const lines = demo.tokens.map((t) => `  ${(roles.get(t.userId) ?? '?').padEnd(8)} ${t.token}   (${names.get(t.userId) ?? t.userId})`);
+    const lines = demo.tokens.map(
+      (t) =>
+        `  ${(roles.get(t.userId) ?? '?').padEnd(8)} ${t.token}   (${names.get(t.userId) ?? t.userId})`,
+    );
     const owner = demo.tokens.find((t) => roles.get(t.userId) === 'OWNER') ?? demo.tokens[0];
     process.stdout.write(
       [
@@ -55,6 +60,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  info(`error: ${error instanceof ConfigError || error instanceof Error ? error.message : String(error)}`);
+  info(
+    `error: ${error instanceof ConfigError || error instanceof Error ? error.message : String(error)}`,
+  );
   process.exit(1);
 });

@@ -26,7 +26,10 @@ export interface ReadModelRuntime extends Runtime {
  * Starts the operational store (the embedded PostgreSQL under DATA_DIR, or DATABASE_URL) and
  * brings its schema up to date.
  */
-export async function openStore(config: Config, log: (line: string) => void = () => undefined): Promise<Runtime> {
+export async function openStore(
+  config: Config,
+  log: (line: string) => void = () => undefined,
+): Promise<Runtime> {
   const embedded = config.databaseUrl
     ? undefined
     : await startEmbeddedStore({ dataDir: config.dataDir, onLog: (l) => log(l.trimEnd()) });
@@ -53,7 +56,10 @@ export function readModelFile(config: Config): string {
 }
 
 /** The store plus the DuckDB read model under DATA_DIR. */
-export async function openRuntime(config: Config, log?: (line: string) => void): Promise<ReadModelRuntime> {
+export async function openRuntime(
+  config: Config,
+  log?: (line: string) => void,
+): Promise<ReadModelRuntime> {
   const store = await openStore(config, log);
   let readModel: ReadModel;
   try {
@@ -62,7 +68,9 @@ export async function openRuntime(config: Config, log?: (line: string) => void):
     await store.close();
     const message = error instanceof Error ? error.message : String(error);
     if (/lock/i.test(message)) {
-      throw new Error(`The read model ${readModelFile(config)} is open in another process (a running server keeps it in sync)`);
+      throw new Error(
+        `The read model ${readModelFile(config)} is open in another process (a running server keeps it in sync)`,
+      );
     }
     throw error;
   }

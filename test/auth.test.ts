@@ -17,7 +17,11 @@ describe('authentication and access (decisions 2)', () => {
   afterAll(() => h.close());
 
   const get = (url: string, token?: string) =>
-    h.app.inject({ method: 'GET', url, headers: token === undefined ? {} : { authorization: `Bearer ${token}` } });
+    h.app.inject({
+      method: 'GET',
+      url,
+      headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+    });
 
   it('answers /me for a valid token', async () => {
     const res = await get('/api/v1/me', TOKENS.owner);
@@ -51,14 +55,22 @@ describe('authentication and access (decisions 2)', () => {
   });
 
   it('answers 401 for a token sent without the Bearer scheme', async () => {
-    const res = await h.app.inject({ method: 'GET', url: '/api/v1/me', headers: { authorization: TOKENS.owner } });
+    const res = await h.app.inject({
+      method: 'GET',
+      url: '/api/v1/me',
+      headers: { authorization: TOKENS.owner },
+    });
     expect(res.statusCode).toBe(401);
   });
 
   it('answers 402 forbidden_plan on a plan without API access', async () => {
     const res = await get('/api/v1/me', FREE_TOKEN);
     expect(res.statusCode).toBe(402);
-    expect(res.json().error).toMatchObject({ code: 'forbidden_plan', requiredPlan: 'studio', feature: 'api' });
+    expect(res.json().error).toMatchObject({
+      code: 'forbidden_plan',
+      requiredPlan: 'studio',
+      feature: 'api',
+    });
   });
 
   it('checks the plan before the role: a free-plan Owner gets 402 on the summary', async () => {
@@ -78,7 +90,11 @@ describe('authentication and access (decisions 2)', () => {
   it('answers 402 for the payout summary on the studio plan (Agency feature)', async () => {
     const res = await get('/api/v1/team-payouts/summary', STUDIO_TOKEN);
     expect(res.statusCode).toBe(402);
-    expect(res.json().error).toMatchObject({ code: 'forbidden_plan', requiredPlan: 'agency', feature: 'team_payouts' });
+    expect(res.json().error).toMatchObject({
+      code: 'forbidden_plan',
+      requiredPlan: 'agency',
+      feature: 'team_payouts',
+    });
   });
 
   it('serves the summary to an Owner and a read-only Admin, canManage only with write scope', async () => {
@@ -105,8 +121,14 @@ describe('authentication and access (decisions 2)', () => {
   it('refuses unknown and repeated query parameters on team payouts', async () => {
     const unknown = await get('/api/v1/team-payouts/summary?colour=red', TOKENS.owner);
     expect(unknown.statusCode).toBe(422);
-    expect(unknown.json().error).toMatchObject({ code: 'invalid_query', fields: { colour: expect.any(String) } });
-    const repeated = await get('/api/v1/team-payouts/summary?currency=EUR&currency=USD', TOKENS.owner);
+    expect(unknown.json().error).toMatchObject({
+      code: 'invalid_query',
+      fields: { colour: expect.any(String) },
+    });
+    const repeated = await get(
+      '/api/v1/team-payouts/summary?currency=EUR&currency=USD',
+      TOKENS.owner,
+    );
     expect(repeated.statusCode).toBe(422);
     expect(repeated.json().error.fields).toHaveProperty('currency');
   });
@@ -119,7 +141,9 @@ describe('authentication and access (decisions 2)', () => {
 
   it('carries X-Data-As-Of on GET responses', async () => {
     const res = await get('/api/v1/team-payouts/summary', TOKENS.owner);
-    expect(new Date(String(res.headers['x-data-as-of'])).getTime()).toBe(h.status.dataAsOf?.getTime());
+    expect(new Date(String(res.headers['x-data-as-of'])).getTime()).toBe(
+      h.status.dataAsOf?.getTime(),
+    );
   });
 });
 
@@ -133,9 +157,15 @@ describe('before the first sync', () => {
 
   it('answers reports with 503 read_model_unavailable, and /me from the store', async () => {
     const headers = { authorization: `Bearer ${TOKENS.owner}` };
-    const summary = await h.app.inject({ method: 'GET', url: '/api/v1/team-payouts/summary', headers });
+    const summary = await h.app.inject({
+      method: 'GET',
+      url: '/api/v1/team-payouts/summary',
+      headers,
+    });
     expect(summary.statusCode).toBe(503);
     expect(summary.json().error.code).toBe('read_model_unavailable');
-    expect((await h.app.inject({ method: 'GET', url: '/api/v1/me', headers })).statusCode).toBe(200);
+    expect((await h.app.inject({ method: 'GET', url: '/api/v1/me', headers })).statusCode).toBe(
+      200,
+    );
   });
 });

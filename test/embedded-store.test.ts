@@ -16,7 +16,11 @@ describe('embedded PostgreSQL start-up', () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'll-crash-'));
     dirs.push(dir);
     await chmod(dir, 0o755);
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/start-store-child.ts', dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'test/support/start-store-child.ts', dir],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     await new Promise<void>((resolve, reject) => {
       child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('READY') && resolve());
       child.once('exit', (code) => reject(new Error(`child exited with ${code}`)));

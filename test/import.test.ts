@@ -51,36 +51,105 @@ describe('snapshot import', () => {
 
   it('imports a valid snapshot', async () => {
     const result = await h.importObject(smallSnapshot());
-    expect(result.rows).toMatchObject({ users: 4, time_entries: 2, invoice_lines: 1, api_tokens: 7, team_payment_allocations: 1 });
+    expect(result.rows).toMatchObject({
+      users: 4,
+      time_entries: 2,
+      invoice_lines: 1,
+      api_tokens: 7,
+      team_payment_allocations: 1,
+    });
   });
 
   it.each<[string, (s: Snapshot) => void, Partial<ImportIssue>]>([
-    ['a bad enum value', (s) => void (s.projects[0]!.status = 'OPEN'), { entity: 'project', id: ids.project, field: 'status' }],
-    ['an impossible date', (s) => void (s.timeEntries[0]!.entryDate = '2026-02-30'), { entity: 'timeEntry', id: ids.entry1, field: 'entryDate' }],
-    ['a missing required field', (s) => void delete (s.clients[0] as { name?: string }).name, { entity: 'client', id: ids.client, field: 'name' }],
-    ['money with more decimals than its currency', (s) => void (s.expenses[0]!.amount = '84.205'), { entity: 'expense', id: ids.expense, field: 'amount' }],
-    ['money in exponent notation', (s) => void (s.payments[0]!.amount = '6.75e1'), { entity: 'payment', id: ids.payment, field: 'amount' }],
-    ['an unknown currency', (s) => void (s.clients[0]!.currency = 'XYZ'), { entity: 'client', id: ids.client, field: 'currency' }],
-    ['a reference to nothing', (s) => void (s.timeEntries[1]!.projectId = '40000000-0000-4000-8000-0000000000ff'), { entity: 'timeEntry', id: ids.entry2, field: 'projectId' }],
-    ['a duplicate id', (s) => void s.timeEntries.push({ ...s.timeEntries[1]! }), { entity: 'timeEntry', id: ids.entry2, field: 'id' }],
-    ['an invoiceId without a matching invoice line', (s) => void (s.timeEntries[1]!.invoiceId = ids.invoice), { entity: 'timeEntry', id: ids.entry2, field: 'invoiceId' }],
-    ['a task of another project', (s) => {
-      s.projects.push({ ...s.projects[0]!, id: '40000000-0000-4000-8000-000000000002', name: 'Other' });
-      s.tasks[0]!.projectId = '40000000-0000-4000-8000-000000000002';
-    }, { entity: 'timeEntry', id: ids.entry1, field: 'taskId' }],
-    ['a bill line for someone else\'s entry', (s) => void (s.payees[0]!.userId = ids.owner), { entity: 'bill.line', id: ids.billLine, field: 'timeEntryId' }],
-    ['an allocation with more decimals than the bill currency', (s) => {
-      s.bills[0]!.currency = 'JPY';
-      s.bills[0]!.lines[0]!.amount = '68';
-      s.payments[0]!.allocations[0]!.amount = '67.50';
-    }, { entity: 'payment', id: ids.payment, field: 'allocations.amount' }],
-    ['a malformed token', (s) => void (s.tokens[0]!.token = 'tt_test_short_secret'), { entity: 'token', field: 'token' }],
-    ['a token of a non-member', (s) => void (s.tokens[0]!.userId = '20000000-0000-4000-8000-0000000000ff'), { entity: 'token', field: 'userId' }],
-  ])('reports %s with entity, id and field, and writes nothing', async (_name, change, expected) => {
-    const issues = await issuesOf(broken(change));
-    expect(issues).toContainEqual(expect.objectContaining(expected));
-    expect(await rowCount()).toBe(0);
-  });
+    [
+      'a bad enum value',
+      (s) => void (s.projects[0]!.status = 'OPEN'),
+      { entity: 'project', id: ids.project, field: 'status' },
+    ],
+    [
+      'an impossible date',
+      (s) => void (s.timeEntries[0]!.entryDate = '2026-02-30'),
+      { entity: 'timeEntry', id: ids.entry1, field: 'entryDate' },
+    ],
+    [
+      'a missing required field',
+      (s) => void delete (s.clients[0] as { name?: string }).name,
+      { entity: 'client', id: ids.client, field: 'name' },
+    ],
+    [
+      'money with more decimals than its currency',
+      (s) => void (s.expenses[0]!.amount = '84.205'),
+      { entity: 'expense', id: ids.expense, field: 'amount' },
+    ],
+    [
+      'money in exponent notation',
+      (s) => void (s.payments[0]!.amount = '6.75e1'),
+      { entity: 'payment', id: ids.payment, field: 'amount' },
+    ],
+    [
+      'an unknown currency',
+      (s) => void (s.clients[0]!.currency = 'XYZ'),
+      { entity: 'client', id: ids.client, field: 'currency' },
+    ],
+    [
+      'a reference to nothing',
+      (s) => void (s.timeEntries[1]!.projectId = '40000000-0000-4000-8000-0000000000ff'),
+      { entity: 'timeEntry', id: ids.entry2, field: 'projectId' },
+    ],
+    [
+      'a duplicate id',
+      (s) => void s.timeEntries.push({ ...s.timeEntries[1]! }),
+      { entity: 'timeEntry', id: ids.entry2, field: 'id' },
+    ],
+    [
+      'an invoiceId without a matching invoice line',
+      (s) => void (s.timeEntries[1]!.invoiceId = ids.invoice),
+      { entity: 'timeEntry', id: ids.entry2, field: 'invoiceId' },
+    ],
+    [
+      'a task of another project',
+      (s) => {
+        s.projects.push({
+          ...s.projects[0]!,
+          id: '40000000-0000-4000-8000-000000000002',
+          name: 'Other',
+        });
+        s.tasks[0]!.projectId = '40000000-0000-4000-8000-000000000002';
+      },
+      { entity: 'timeEntry', id: ids.entry1, field: 'taskId' },
+    ],
+    [
+      "a bill line for someone else's entry",
+      (s) => void (s.payees[0]!.userId = ids.owner),
+      { entity: 'bill.line', id: ids.billLine, field: 'timeEntryId' },
+    ],
+    [
+      'an allocation with more decimals than the bill currency',
+      (s) => {
+        s.bills[0]!.currency = 'JPY';
+        s.bills[0]!.lines[0]!.amount = '68';
+        s.payments[0]!.allocations[0]!.amount = '67.50';
+      },
+      { entity: 'payment', id: ids.payment, field: 'allocations.amount' },
+    ],
+    [
+      'a malformed token',
+      (s) => void (s.tokens[0]!.token = 'tt_test_short_secret'),
+      { entity: 'token', field: 'token' },
+    ],
+    [
+      'a token of a non-member',
+      (s) => void (s.tokens[0]!.userId = '20000000-0000-4000-8000-0000000000ff'),
+      { entity: 'token', field: 'userId' },
+    ],
+  ])(
+    'reports %s with entity, id and field, and writes nothing',
+    async (_name, change, expected) => {
+      const issues = await issuesOf(broken(change));
+      expect(issues).toContainEqual(expect.objectContaining(expected));
+      expect(await rowCount()).toBe(0);
+    },
+  );
 
   it('reports every error of a file, not just the first', async () => {
     const issues = await issuesOf(
@@ -89,32 +158,59 @@ describe('snapshot import', () => {
         s.expenses[0]!.category = 'FOOD';
       }),
     );
-    expect(issues.map((i) => i.field)).toEqual(expect.arrayContaining(['durationSeconds', 'category']));
+    expect(issues.map((i) => i.field)).toEqual(
+      expect.arrayContaining(['durationSeconds', 'category']),
+    );
   });
 
   it('reports malformed NDJSON lines and unknown record types with their line numbers', async () => {
     const file = path.join(dir, 'bad.ndjson');
     const workspace = { type: 'workspace', version: 1, ...smallSnapshot().workspace };
-    await writeFile(file, [JSON.stringify(workspace), '{"type": "user", "id": ', JSON.stringify({ type: 'spaceship', id: ids.owner })].join('\n'));
-    const error = (await importSnapshot(h.pool, readSnapshot(file)).catch((e: unknown) => e)) as SnapshotImportError;
+    await writeFile(
+      file,
+      [
+        JSON.stringify(workspace),
+        '{"type": "user", "id": ',
+        JSON.stringify({ type: 'spaceship', id: ids.owner }),
+      ].join('\n'),
+    );
+    const error = (await importSnapshot(h.pool, readSnapshot(file)).catch(
+      (e: unknown) => e,
+    )) as SnapshotImportError;
     expect(error).toBeInstanceOf(SnapshotImportError);
     expect(error.issues).toEqual([
       { entity: 'snapshot', id: null, field: '', message: 'is not valid JSON', line: 2 },
-      { entity: 'spaceship', id: ids.owner, field: 'type', message: 'is not a known record type', line: 3 },
+      {
+        entity: 'spaceship',
+        id: ids.owner,
+        field: 'type',
+        message: 'is not a known record type',
+        line: 3,
+      },
     ]);
   });
 
   it('requires the workspace record first', async () => {
     const file = path.join(dir, 'order.ndjson');
     const s = smallSnapshot();
-    await writeFile(file, [JSON.stringify({ type: 'user', ...s.users[0] }), JSON.stringify({ type: 'workspace', version: 1, ...s.workspace })].join('\n'));
-    const error = (await importSnapshot(h.pool, readSnapshot(file)).catch((e: unknown) => e)) as SnapshotImportError;
+    await writeFile(
+      file,
+      [
+        JSON.stringify({ type: 'user', ...s.users[0] }),
+        JSON.stringify({ type: 'workspace', version: 1, ...s.workspace }),
+      ].join('\n'),
+    );
+    const error = (await importSnapshot(h.pool, readSnapshot(file)).catch(
+      (e: unknown) => e,
+    )) as SnapshotImportError;
     expect(error.issues.map((i) => i.message)).toContain('the first record must be the workspace');
   });
 
   it('refuses an existing workspace unless asked to replace it, and replaces only that one', async () => {
     await h.importObject(smallSnapshot());
-    await h.importObject(tinySnapshot(7, 'studio', 'tt_test_TinyStudio07_abcdefghijklmnopqrstuvwxyz012345'));
+    await h.importObject(
+      tinySnapshot(7, 'studio', 'tt_test_TinyStudio07_abcdefghijklmnopqrstuvwxyz012345'),
+    );
     const issues = await issuesOf(smallSnapshot());
     expect(issues).toEqual([expect.objectContaining({ entity: 'workspace', field: 'id' })]);
 
@@ -142,23 +238,32 @@ describe('snapshot import', () => {
       s.users = s.users.map((u) => ({ ...u }));
     });
     const issues = await issuesOf(other);
-    expect(issues).toContainEqual(expect.objectContaining({ entity: 'client', id: ids.client, message: 'is already used by another workspace' }));
+    expect(issues).toContainEqual(
+      expect.objectContaining({
+        entity: 'client',
+        id: ids.client,
+        message: 'is already used by another workspace',
+      }),
+    );
   });
 
   describe('round trip', () => {
-    it.each(['json', 'ndjson'])('exports what was imported, and re-imports to the same bytes (%s)', async (format) => {
-      const original = smallSnapshot();
-      await h.importObject(original);
-      const first = path.join(dir, `first.${format}`);
-      await exportSnapshot(h.pool, ids.workspace, first);
-      const exported = await documentOf(first);
-      expectSameData(exported, original);
+    it.each(['json', 'ndjson'])(
+      'exports what was imported, and re-imports to the same bytes (%s)',
+      async (format) => {
+        const original = smallSnapshot();
+        await h.importObject(original);
+        const first = path.join(dir, `first.${format}`);
+        await exportSnapshot(h.pool, ids.workspace, first);
+        const exported = await documentOf(first);
+        expectSameData(exported, original);
 
-      await importSnapshot(h.pool, readSnapshot(first), { replace: true });
-      const second = path.join(dir, `second.${format}`);
-      await exportSnapshot(h.pool, ids.workspace, second);
-      expect(await readFile(second, 'utf8')).toBe(await readFile(first, 'utf8'));
-    });
+        await importSnapshot(h.pool, readSnapshot(first), { replace: true });
+        const second = path.join(dir, `second.${format}`);
+        await exportSnapshot(h.pool, ids.workspace, second);
+        expect(await readFile(second, 'utf8')).toBe(await readFile(first, 'utf8'));
+      },
+    );
   });
 });
 
@@ -169,8 +274,19 @@ async function documentOf(file: string): Promise<Record<string, unknown>> {
   const doc: Record<string, unknown[]> = {};
   let workspace: Record<string, unknown> = {};
   const collections: Record<string, string> = {
-    user: 'users', member: 'members', token: 'tokens', client: 'clients', project: 'projects', task: 'tasks', timeEntry: 'timeEntries',
-    expense: 'expenses', invoice: 'invoices', payee: 'payees', bill: 'bills', payment: 'payments', fxRate: 'fxRates',
+    user: 'users',
+    member: 'members',
+    token: 'tokens',
+    client: 'clients',
+    project: 'projects',
+    task: 'tasks',
+    timeEntry: 'timeEntries',
+    expense: 'expenses',
+    invoice: 'invoices',
+    payee: 'payees',
+    bill: 'bills',
+    payment: 'payments',
+    fxRate: 'fxRates',
   };
   for (const line of text.split('\n').filter(Boolean)) {
     const { type, ...record } = JSON.parse(line) as { type: string } & Record<string, unknown>;
@@ -185,7 +301,10 @@ async function documentOf(file: string): Promise<Record<string, unknown>> {
  * Every value the original gave is in the export, equal as data: decimals by value,
  * timestamps by instant, records matched by id. Tokens come back as prefix and hash.
  */
-function expectSameData(exported: Record<string, unknown>, original: Record<string, unknown>): void {
+function expectSameData(
+  exported: Record<string, unknown>,
+  original: Record<string, unknown>,
+): void {
   for (const [key, value] of Object.entries(original)) {
     if (key === 'tokens') {
       expect((exported.tokens as unknown[]).length).toBe((value as unknown[]).length);
@@ -200,7 +319,8 @@ function expectSubset(actual: unknown, expected: unknown, where: string): void {
     expect(Array.isArray(actual), where).toBe(true);
     const list = actual as unknown[];
     expect(list.length, where).toBe(expected.length);
-    const byId = (v: unknown) => (typeof v === 'object' && v !== null && 'id' in v ? String(v.id) : JSON.stringify(v));
+    const byId = (v: unknown) =>
+      typeof v === 'object' && v !== null && 'id' in v ? String(v.id) : JSON.stringify(v);
     const sortedActual = [...list].sort((a, b) => byId(a).localeCompare(byId(b)));
     const sortedExpected = [...expected].sort((a, b) => byId(a).localeCompare(byId(b)));
     sortedExpected.forEach((e, i) => expectSubset(sortedActual[i], e, `${where}[${i}]`));
@@ -209,8 +329,16 @@ function expectSubset(actual: unknown, expected: unknown, where: string): void {
       if (value === null && !(key in (actual as object))) continue;
       expectSubset((actual as Record<string, unknown>)[key], value, `${where}.${key}`);
     }
-  } else if (typeof expected === 'string' && /^-?\d+(\.\d+)?$/.test(expected) && typeof actual === 'string') {
-    expect(Number.parseFloat(actual) === Number.parseFloat(expected) && actual.replace(/\.?0+$/, '') === expected.replace(/\.?0+$/, ''), `${where}: ${actual} vs ${expected}`).toBe(true);
+  } else if (
+    typeof expected === 'string' &&
+    /^-?\d+(\.\d+)?$/.test(expected) &&
+    typeof actual === 'string'
+  ) {
+    expect(
+      Number.parseFloat(actual) === Number.parseFloat(expected) &&
+        actual.replace(/\.?0+$/, '') === expected.replace(/\.?0+$/, ''),
+      `${where}: ${actual} vs ${expected}`,
+    ).toBe(true);
   } else if (typeof expected === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(expected)) {
     expect(new Date(actual as string).getTime(), where).toBe(new Date(expected).getTime());
   } else {

@@ -21,7 +21,11 @@ describe('GET /team-payouts/summary over HTTP', () => {
   afterAll(() => h.close());
 
   const get = (query = '') =>
-    h.app.inject({ method: 'GET', url: `/api/v1/team-payouts/summary${query}`, headers: { authorization: `Bearer ${TOKENS.owner}` } });
+    h.app.inject({
+      method: 'GET',
+      url: `/api/v1/team-payouts/summary${query}`,
+      headers: { authorization: `Bearer ${TOKENS.owner}` },
+    });
 
   it('answers the figures worked out by hand', async () => {
     const res = await get();
@@ -56,6 +60,12 @@ describe('GET /team-payouts/summary over HTTP', () => {
   it('narrows to a currency, case-insensitively, with nothing in it', async () => {
     const res = await get('?currency=usd');
     expect(res.statusCode).toBe(200);
-    expect(res.json().data).toMatchObject({ currencies: [], eligibleSeconds: 0, lastPaymentDate: null, lastPaymentAmount: null, lastPaymentCurrency: null });
+    expect(res.json().data).toMatchObject({
+      currencies: [],
+      eligibleSeconds: 0,
+      lastPaymentDate: null,
+      lastPaymentAmount: null,
+      lastPaymentCurrency: null,
+    });
   });
 });

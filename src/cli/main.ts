@@ -31,7 +31,11 @@ type Command = (args: string[], config: Config) => Promise<void>;
 
 const COMMANDS: Record<string, Command> = {
   import: async (args, config) => {
-    const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { replace: { type: 'boolean', default: false } } });
+    const { values, positionals } = parseArgs({
+      args,
+      allowPositionals: true,
+      options: { replace: { type: 'boolean', default: false } },
+    });
     const file = one(positionals, 'import needs one file');
     const runtime = await openStore(config);
     const started = Date.now();
@@ -41,7 +45,9 @@ const COMMANDS: Record<string, Command> = {
         onProgress: (n) => info(progressLine('read', n, started)),
       });
       const total = Object.values(result.rows).reduce((a, b) => a + b, 0);
-      info(`${result.replaced ? 'Replaced' : 'Imported'} workspace ${result.workspaceId}: ${total.toLocaleString('en-US')} rows in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      info(
+        `${result.replaced ? 'Replaced' : 'Imported'} workspace ${result.workspaceId}: ${total.toLocaleString('en-US')} rows in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+      );
     } finally {
       await runtime.close();
     }
@@ -50,8 +56,10 @@ const COMMANDS: Record<string, Command> = {
   export: async (args, config) => {
     const { positionals } = parseArgs({ args, allowPositionals: true });
     const [workspaceId, file] = positionals;
-    if (positionals.length !== 2 || !workspaceId || !file) throw new UserError('export needs a workspace id and a file');
-    if (!uuid.safeParse(workspaceId).success) throw new UserError(`${workspaceId} is not a workspace id (a UUID)`);
+    if (positionals.length !== 2 || !workspaceId || !file)
+      throw new UserError('export needs a workspace id and a file');
+    if (!uuid.safeParse(workspaceId).success)
+      throw new UserError(`${workspaceId} is not a workspace id (a UUID)`);
     const runtime = await openStore(config);
     try {
       const result = await exportSnapshot(runtime.pool, workspaceId.toLowerCase(), file);
@@ -93,8 +101,14 @@ const COMMANDS: Record<string, Command> = {
     const out = createWriteStream(values.out);
     const started = Date.now();
     const { counts } = await generateWorkspace(options, out);
-    await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
-    info(`Generated ${values.out}: ${Object.entries(counts).map(([k, v]) => `${k} ${v}`).join(', ')} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    await new Promise<void>((resolve, reject) =>
+      out.end((error?: Error | null) => (error ? reject(error) : resolve())),
+    );
+    info(
+      `Generated ${values.out}: ${Object.entries(counts)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
   },
 
   tokens: async (args, config) => {
@@ -104,14 +118,24 @@ const COMMANDS: Record<string, Command> = {
       if (sub === 'create') {
         const { values } = parseArgs({
           args: rest,
-          options: { workspace: { type: 'string' }, user: { type: 'string' }, scopes: { type: 'string', default: 'read,write' }, env: { type: 'string' } },
+          options: {
+            workspace: { type: 'string' },
+            user: { type: 'string' },
+            scopes: { type: 'string', default: 'read,write' },
+            env: { type: 'string' },
+          },
         });
-        if (!values.workspace || !values.user) throw new UserError('tokens create needs --workspace and --user');
+        if (!values.workspace || !values.user)
+          throw new UserError('tokens create needs --workspace and --user');
         const scopes = values.scopes.split(',').map((s) => s.trim());
-        if (scopes.length === 0 || scopes.some((s) => s !== 'read' && s !== 'write')) throw new UserError('--scopes takes read, write or read,write');
+        if (scopes.length === 0 || scopes.some((s) => s !== 'read' && s !== 'write'))
+          throw new UserError('--scopes takes read, write or read,write');
         const env = (values.env ?? config.tokenEnv) as TokenEnv;
         if (env !== 'live' && env !== 'test') throw new UserError('--env takes live or test');
-        for (const [name, id] of [['--workspace', values.workspace], ['--user', values.user]] as const) {
+        for (const [name, id] of [
+          ['--workspace', values.workspace],
+          ['--user', values.user],
+        ] as const) {
           if (!uuid.safeParse(id).success) throw new UserError(`${name} must be a UUID`);
         }
         const created = await createToken(runtime.db, {
@@ -127,7 +151,9 @@ const COMMANDS: Record<string, Command> = {
       } else if (sub === 'list') {
         const { values } = parseArgs({ args: rest, options: { workspace: { type: 'string' } } });
         const rows = await listTokens(runtime.db, values.workspace);
-        process.stdout.write('prefix        env   workspace                             owner (role)                 scopes      created                   last used                 revoked\n');
+        process.stdout.write(
+          'prefix        env   workspace                             owner (role)                 scopes      created                   last used                 revoked\n',
+        );
         for (const t of rows) {
           process.stdout.write(
             `${t.prefix}  ${t.env.padEnd(4)}  ${t.workspaceId}  ${`${t.owner} (${t.role})`.padEnd(27)}  ${t.scopes.join(',').padEnd(10)}  ${t.createdAt.toISOString()}  ${(t.lastUsedAt?.toISOString() ?? '-').padEnd(24)}  ${t.revokedAt?.toISOString() ?? '-'}\n`,
@@ -135,7 +161,8 @@ const COMMANDS: Record<string, Command> = {
         }
       } else if (sub === 'revoke') {
         const prefix = one(rest, 'tokens revoke needs a token prefix');
-        if (!(await revokeToken(runtime.db, prefix))) throw new UserError(`No live token has prefix ${prefix}`);
+        if (!(await revokeToken(runtime.db, prefix)))
+          throw new UserError(`No live token has prefix ${prefix}`);
         info(`Revoked ${prefix}`);
       } else {
         throw new UserError('tokens takes create, list or revoke');
@@ -183,11 +210,13 @@ export async function runCli(argv: string[]): Promise<number> {
   } catch (error) {
     if (error instanceof SnapshotImportError) {
       for (const issue of error.issues) info(`  ${describeIssue(issue)}`);
-      if (error.total > error.issues.length) info(`  ... and ${error.total - error.issues.length} more`);
+      if (error.total > error.issues.length)
+        info(`  ... and ${error.total - error.issues.length} more`);
     }
     // One plain line: configuration, input and environment problems are the user's to fix.
     info(`error: ${error instanceof Error ? error.message : String(error)}`);
-    if (process.env.DEBUG && !(error instanceof UserError || error instanceof ConfigError)) console.error(error);
+    if (process.env.DEBUG && !(error instanceof UserError || error instanceof ConfigError))
+      console.error(error);
     return 1;
   }
 }

@@ -6,7 +6,12 @@ export function info(line: string): void {
 }
 
 /** A rate and ETA line for long jobs. */
-export function progressLine(label: string, done: number, startedMs: number, total?: number): string {
+export function progressLine(
+  label: string,
+  done: number,
+  startedMs: number,
+  total?: number,
+): string {
   const seconds = Math.max((Date.now() - startedMs) / 1000, 0.001);
   const rate = done / seconds;
   let line = `${label}: ${done.toLocaleString('en-US')}${total ? ` / ${total.toLocaleString('en-US')}` : ''} (${Math.round(rate).toLocaleString('en-US')}/s`;

@@ -9,7 +9,10 @@ import { info } from './output.ts';
  * when the read model was never built), brings the read model up to date, and shuts down
  * cleanly on SIGINT or SIGTERM.
  */
-export async function serve(runtime: ReadModelRuntime, onListening?: (url: string) => void): Promise<FastifyInstance> {
+export async function serve(
+  runtime: ReadModelRuntime,
+  onListening?: (url: string) => void,
+): Promise<FastifyInstance> {
   const { config } = runtime;
   const app = await buildApp({
     db: runtime.db,
@@ -38,7 +41,8 @@ export async function serve(runtime: ReadModelRuntime, onListening?: (url: strin
 export async function syncNow(runtime: ReadModelRuntime): Promise<void> {
   const result = await fullSync(runtime.pool, runtime.readModel, {
     onProgress: (p) => {
-      if (p.done === p.tables || p.done % 5 === 0) info(`sync: ${p.done}/${p.tables} tables, ${p.rows.toLocaleString('en-US')} rows`);
+      if (p.done === p.tables || p.done % 5 === 0)
+        info(`sync: ${p.done}/${p.tables} tables, ${p.rows.toLocaleString('en-US')} rows`);
     },
   });
   runtime.status.dataAsOf = result.dataAsOf;

@@ -15,7 +15,8 @@ export interface AccessRule {
 export function requireAccess(caller: Caller, rule: AccessRule): void {
   if (rule.roles && !rule.roles.includes(caller.role)) throw forbiddenScope();
   if (rule.scope && !caller.scopes.includes(rule.scope)) throw forbiddenScope();
-  if (rule.feature && caller.plan !== rule.feature.plan) throw forbiddenPlan(rule.feature.plan, rule.feature.name);
+  if (rule.feature && caller.plan !== rule.feature.plan)
+    throw forbiddenPlan(rule.feature.plan, rule.feature.name);
 }
 
 export const OWNER_ADMIN: Role[] = ['OWNER', 'ADMIN'];

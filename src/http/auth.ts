@@ -14,7 +14,11 @@ const API_PLANS = new Set(['studio', 'agency']);
  * nothing); then a workspace whose plan has no API access is 402. Role, scope and feature
  * checks belong to each route (`requireAccess`).
  */
-export async function authenticate(db: Kysely<Database>, serverEnv: TokenEnv, request: FastifyRequest): Promise<Caller> {
+export async function authenticate(
+  db: Kysely<Database>,
+  serverEnv: TokenEnv,
+  request: FastifyRequest,
+): Promise<Caller> {
   const header = request.headers.authorization;
   const match = header === undefined ? null : /^Bearer ([^\s]+)$/.exec(header);
   const parsed = match ? parseToken(match[1]!) : undefined;
@@ -22,9 +26,12 @@ export async function authenticate(db: Kysely<Database>, serverEnv: TokenEnv, re
   const identity = await findTokenIdentity(db, parsed.prefix);
   // The secret is compared even for a revoked token, so timing does not tell the two apart.
   const matches = identity !== undefined && secretMatches(parsed.secret, identity.secretSha256);
-  if (!identity || !matches || identity.revokedAt !== null || identity.env !== serverEnv) throw unauthenticated();
+  if (!identity || !matches || identity.revokedAt !== null || identity.env !== serverEnv)
+    throw unauthenticated();
   if (!API_PLANS.has(identity.plan)) throw forbiddenPlan('studio', 'api');
-  touchToken(db, identity.prefix).catch((error: unknown) => request.log.warn({ err: error }, 'could not record token use'));
+  touchToken(db, identity.prefix).catch((error: unknown) =>
+    request.log.warn({ err: error }, 'could not record token use'),
+  );
   return {
     workspaceId: identity.workspaceId,
     workspaceName: identity.workspaceName,

@@ -20,25 +20,43 @@ export class ApiError extends Error {
   }
 }
 
-export const unauthenticated = () => new ApiError(401, 'unauthenticated', 'A valid bearer token is required.');
-export const forbiddenScope = () => new ApiError(403, 'forbidden_scope', 'Your token does not allow this action.');
-export const notFound = () => new ApiError(404, 'not_found', 'The requested resource does not exist.');
+export const unauthenticated = () =>
+  new ApiError(401, 'unauthenticated', 'A valid bearer token is required.');
+export const forbiddenScope = () =>
+  new ApiError(403, 'forbidden_scope', 'Your token does not allow this action.');
+export const notFound = () =>
+  new ApiError(404, 'not_found', 'The requested resource does not exist.');
 export const forbiddenPlan = (requiredPlan: 'studio' | 'agency', feature: string) =>
-  new ApiError(402, 'forbidden_plan', `This feature needs the ${requiredPlan} plan.`, { requiredPlan, feature });
+  new ApiError(402, 'forbidden_plan', `This feature needs the ${requiredPlan} plan.`, {
+    requiredPlan,
+    feature,
+  });
 export const validationFailed = (fields: Record<string, string>) =>
   new ApiError(422, 'validation_failed', 'Some values are invalid.', { fields });
 export const invalidQuery = (fields: Record<string, string>) =>
   new ApiError(422, 'invalid_query', 'The query has unknown or repeated parameters.', { fields });
 export const readModelUnavailable = () =>
-  new ApiError(503, 'read_model_unavailable', 'Reports are not available yet; the first sync is still running.');
+  new ApiError(
+    503,
+    'read_model_unavailable',
+    'Reports are not available yet; the first sync is still running.',
+  );
 
 /** Fastify's own errors, mapped onto the API's codes (decisions 3). */
 const FRAMEWORK_ERRORS: Record<string, [number, string, string]> = {
   FST_ERR_CTP_INVALID_JSON_BODY: [400, 'malformed_json', 'The request body is not valid JSON.'],
   FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'malformed_json', 'The request body is empty.'],
   FST_ERR_CTP_BODY_TOO_LARGE: [413, 'payload_too_large', 'The request body is larger than 1 MiB.'],
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'unsupported_media_type', 'The request body must be application/json.'],
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'malformed_json', 'The request body does not match its Content-Length.'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [
+    415,
+    'unsupported_media_type',
+    'The request body must be application/json.',
+  ],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [
+    400,
+    'malformed_json',
+    'The request body does not match its Content-Length.',
+  ],
 };
 
 /**
@@ -57,17 +75,25 @@ export function registerErrorHandling(app: FastifyInstance): void {
       const [s, code, message] = FRAMEWORK_ERRORS[error.code]!;
       status = s;
       body = { code, message };
-    } else if (error.code === 'FST_ERR_CTP_INVALID_TYPE' || (error.statusCode === 400 && error.message.includes('JSON'))) {
+    } else if (
+      error.code === 'FST_ERR_CTP_INVALID_TYPE' ||
+      (error.statusCode === 400 && error.message.includes('JSON'))
+    ) {
       status = 400;
       body = { code: 'malformed_json', message: 'The request body is not valid JSON.' };
     } else {
       request.log.error({ err: error }, 'request failed');
       status = 500;
-      body = { code: 'internal_error', message: 'Something went wrong on our side; the request was not completed.' };
+      body = {
+        code: 'internal_error',
+        message: 'Something went wrong on our side; the request was not completed.',
+      };
     }
     return reply.status(status).send({ error: { ...body, requestId: request.id } });
   });
   app.setNotFoundHandler((request, reply) =>
-    reply.status(404).send({ error: { code: 'not_found', message: 'There is no such endpoint.', requestId: request.id } }),
+    reply.status(404).send({
+      error: { code: 'not_found', message: 'There is no such endpoint.', requestId: request.id },
+    }),
   );
 }

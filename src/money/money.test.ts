@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { currencyScale } from './currencies.ts';
-import { decimalTextProblem, decimalTextSign, formatAmount, formatDecimal, parseAmount } from './money.ts';
+import {
+  decimalTextProblem,
+  decimalTextSign,
+  formatAmount,
+  formatDecimal,
+  parseAmount,
+} from './money.ts';
 
 describe('money', () => {
   it('knows the minor units of decisions 9', () => {
@@ -14,9 +20,12 @@ describe('money', () => {
     expect(decimalTextProblem(text, 4)).toBeUndefined();
   });
 
-  it.each(['1e3', 'NaN', 'Infinity', '+1', ' 1', '1 ', '', '1.', '.5', '1,5'])('refuses %j', (text) => {
-    expect(decimalTextProblem(text, 4)).toBeDefined();
-  });
+  it.each(['1e3', 'NaN', 'Infinity', '+1', ' 1', '1 ', '', '1.', '.5', '1,5'])(
+    'refuses %j',
+    (text) => {
+      expect(decimalTextProblem(text, 4)).toBeDefined();
+    },
+  );
 
   it('refuses more decimals than the currency has, never rounding them away', () => {
     expect(parseAmount('1.005', 'EUR')).toMatchObject({ ok: false });

@@ -1,6 +1,7 @@
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { allCurrencyScales } from '../money/currencies.ts';
 
 const DUCKDB_SQL_DIR = path.resolve(import.meta.dirname, '../../sql/duckdb');

@@ -16,7 +16,9 @@ describe('COPY text encoding', () => {
   });
 
   it('quotes array elements so commas, quotes and braces survive', () => {
-    expect(arrayLiteral(['a,b', 'say "hi"', '{x}', 'back\\slash'])).toBe('{"a,b","say \\"hi\\"","{x}","back\\\\slash"}');
+    expect(arrayLiteral(['a,b', 'say "hi"', '{x}', 'back\\slash'])).toBe(
+      '{"a,b","say \\"hi\\"","{x}","back\\\\slash"}',
+    );
     expect(arrayLiteral([])).toBe('{}');
   });
 

@@ -6,7 +6,9 @@ export function copyField(value: string | null): string {
   if (value === null) return '\\N';
   // Most values need no escape; testing first is much cheaper than always replacing.
   if (!NEEDS_ESCAPE.test(value)) return value;
-  return value.replace(ESCAPED, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
+  return value.replace(ESCAPED, (c) =>
+    c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r',
+  );
 }
 
 const NEEDS_ESCAPE = /[\\\t\n\r]/;

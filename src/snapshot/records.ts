@@ -470,8 +470,10 @@ function amountIn(
     return;
   }
   const sign = decimalTextSign(value);
-  if (rule.positive && sign <= 0) ctx.addIssue({ code: 'custom', path, message: 'must be greater than 0' });
-  if (rule.nonNegative && sign < 0) ctx.addIssue({ code: 'custom', path, message: 'must not be negative' });
+  if (rule.positive && sign <= 0)
+    ctx.addIssue({ code: 'custom', path, message: 'must be greater than 0' });
+  if (rule.nonNegative && sign < 0)
+    ctx.addIssue({ code: 'custom', path, message: 'must not be negative' });
 }
 
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];

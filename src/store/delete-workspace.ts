@@ -30,6 +30,7 @@ const CHILDREN_FIRST = [
 
 /** Deletes a workspace and everything in it. Run it inside the caller's transaction. */
 export async function deleteWorkspace(client: pg.ClientBase, workspaceId: string): Promise<void> {
-  for (const table of CHILDREN_FIRST) await client.query(`DELETE FROM ${table} WHERE workspace_id = $1`, [workspaceId]);
+  for (const table of CHILDREN_FIRST)
+    await client.query(`DELETE FROM ${table} WHERE workspace_id = $1`, [workspaceId]);
   await client.query('DELETE FROM workspaces WHERE id = $1', [workspaceId]);
 }

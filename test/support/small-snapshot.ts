@@ -251,7 +251,13 @@ export function tinySnapshot(n: number, plan: string, token: string) {
   const user = `d00000${hex}-0000-4000-8000-000000000001`;
   return {
     version: 1,
-    workspace: { id: `e00000${hex}-0000-4000-8000-000000000001`, name: `Tiny ${plan}`, plan, baseCurrency: 'EUR', timezone: 'UTC' },
+    workspace: {
+      id: `e00000${hex}-0000-4000-8000-000000000001`,
+      name: `Tiny ${plan}`,
+      plan,
+      baseCurrency: 'EUR',
+      timezone: 'UTC',
+    },
     users: [{ id: user, name: 'Tina Tiny' }],
     members: [{ userId: user, role: 'OWNER' }],
     tokens: [{ token, userId: user }],

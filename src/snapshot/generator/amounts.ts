@@ -2,8 +2,9 @@ import { currencyScale } from '../../money/currencies.ts';
 import { formatAmount, formatDecimal, Money } from '../../money/money.ts';
 
 /**
- * Money for the generator, all through decimal.js (`Money`): never a JS number. Amounts are
- * rounded half away from zero to the currency's minor unit (decisions 9).
+ * Money for the generator, through decimal.js (`Money`) or exact bigint minor units, never a
+ * JS number. Amounts are rounded half away from zero to the currency's minor unit
+ * (decisions 9).
  */
 
 export const BASE_CURRENCY = 'EUR';
@@ -23,16 +24,41 @@ export const CURRENCY_PROFILES = {
 export type GeneratedCurrency = keyof typeof CURRENCY_PROFILES;
 export const FOREIGN_CURRENCIES: readonly GeneratedCurrency[] = ['USD', 'GBP', 'JPY', 'KWD'];
 
+/** An amount rounded to its currency: as written, as a decimal, and in minor units. */
 export interface Amount {
   text: string;
   value: Money;
+  minor: bigint;
 }
 
 export const ZERO = new Money(0);
 
+/** Rounds half away from zero to the currency's minor unit. */
 export function amountOf(value: Money, currency: string): Amount {
   const text = formatAmount(value, currency);
-  return { text, value: new Money(text) };
+  // The text has exactly the currency's decimals, so without the point it is minor units.
+  return { text, value: new Money(text), minor: BigInt(text.replace('.', '')) };
+}
+
+/**
+ * Sums amounts of one currency exactly as integer minor units (bigint): the invoice and
+ * bill subtotals add up millions of lines, where decimal.js would be the slow part.
+ */
+export class AmountSum {
+  private minor = 0n;
+  private readonly unit: Money;
+
+  constructor(currency: string) {
+    this.unit = new Money(10).pow(-(currencyScale(currency) ?? 2));
+  }
+
+  add(amount: Amount): void {
+    this.minor += amount.minor;
+  }
+
+  get value(): Money {
+    return new Money(this.minor.toString()).times(this.unit);
+  }
 }
 
 /** A price given in euro, in `currency` at its scale ("120" EUR -> "19440" JPY). */
@@ -46,7 +72,10 @@ export function priceIn(euro: number | string, currency: GeneratedCurrency): Amo
  */
 export function hourlyRateIn(euro: number | string, currency: GeneratedCurrency): string {
   const scale = Math.min(2, currencyScale(currency) ?? 2);
-  return formatDecimal(new Money(euro).times(CURRENCY_PROFILES[currency].perEuro).toDecimalPlaces(scale), 2);
+  return formatDecimal(
+    new Money(euro).times(CURRENCY_PROFILES[currency].perEuro).toDecimalPlaces(scale),
+    2,
+  );
 }
 
 /** `percent` percent of an amount, rounded to the currency. */
@@ -54,21 +83,34 @@ export function percentOf(amount: Money, percent: number | string, currency: str
   return amountOf(amount.times(percent).div(100), currency);
 }
 
-// The memo tables below are cleared when they grow past this, so memory stays flat.
-const MEMO_LIMIT = 200_000;
-// Seconds are below 2^17 (36 h); a key packs the rate key above them.
-const SECONDS_LIMIT = 1 << 17;
+// Only durations in whole five minutes up to 36 h are memoized (nearly all of them); exact
+// timer seconds are computed each time. The memo is emptied when it reaches MEMO_LIMIT
+// charges (~20 MB): pay rates are many (each payee has their own), but a payee's month of
+// bill lines uses one or two of them, so a fresh memo refills quickly.
+const MEMO_STEP = 300;
+const MEMO_SLOTS = 432;
+const MEMO_LIMIT = 50_000;
+
+/** The charge for a duration at an hourly rate, with the JSON fields of a line showing it. */
+export interface TimeCharge {
+  /** durationSeconds x hourlyRate / 3600, rounded half away from zero to the rate's currency. */
+  amount: Amount;
+  /** `"quantity":"1.5","unitPrice":"120.00","amount":"180.00"` (an invoice TIME line). */
+  invoiceFields: string;
+  /** `"durationSeconds":5400,"hourlyRate":"120.00",` and the invoice fields (a bill TIME line). */
+  billFields: string;
+}
 
 /**
  * Hourly rates in use (project rates for invoices, payee rates for bills), interned to small
- * integer keys so that the amount of a (rate, duration) pair is computed once: durations
- * repeat (quarter hours), and decimal.js is the slow part of generating millions of lines.
+ * integer keys so that the charge of a (rate, duration) pair is computed once: durations
+ * repeat (quarter hours), and decimal.js and string building are the slow part of
+ * generating millions of lines.
  */
 export class RateBook {
   private readonly rates: { text: string; hourlyRate: Money; currency: string }[] = [];
   private readonly keys = new Map<string, number>();
-  private readonly amounts = new Map<number, Amount>();
-  private readonly quantities = new Map<number, string>();
+  private readonly charges = new Map<number, TimeCharge>();
 
   /** Key of an hourly rate (decimal string) in a currency. */
   intern(hourlyRate: string, currency: string): number {
@@ -82,42 +124,29 @@ export class RateBook {
     return key;
   }
 
-  /** The hourly rate of a key as written ("45.00"). */
-  hourlyRate(rateKey: number): string {
-    return this.rate(rateKey).text;
-  }
-
   currency(rateKey: number): string {
     return this.rate(rateKey).currency;
   }
 
-  /** durationSeconds x hourlyRate / 3600, rounded half away from zero to the rate's currency. */
-  timeAmount(rateKey: number, seconds: number): Amount {
-    if (seconds >= SECONDS_LIMIT) return this.computeTimeAmount(rateKey, seconds);
-    const memoKey = rateKey * SECONDS_LIMIT + seconds;
-    let amount = this.amounts.get(memoKey);
-    if (amount === undefined) {
-      if (this.amounts.size >= MEMO_LIMIT) this.amounts.clear();
-      amount = this.computeTimeAmount(rateKey, seconds);
-      this.amounts.set(memoKey, amount);
+  charge(rateKey: number, seconds: number): TimeCharge {
+    const step = seconds / MEMO_STEP;
+    if (!Number.isInteger(step) || step >= MEMO_SLOTS) return this.computeCharge(rateKey, seconds);
+    const memoKey = rateKey * MEMO_SLOTS + step;
+    let charge = this.charges.get(memoKey);
+    if (charge === undefined) {
+      if (this.charges.size >= MEMO_LIMIT) this.charges.clear();
+      charge = this.computeCharge(rateKey, seconds);
+      this.charges.set(memoKey, charge);
     }
-    return amount;
+    return charge;
   }
 
-  /** Hours of a duration with at most four decimals, as a line quantity ("1.5", "0.3333"). */
-  hours(seconds: number): string {
-    let text = this.quantities.get(seconds);
-    if (text === undefined) {
-      if (this.quantities.size >= MEMO_LIMIT) this.quantities.clear();
-      text = new Money(seconds).div(3600).toDecimalPlaces(4).toString();
-      this.quantities.set(seconds, text);
-    }
-    return text;
-  }
-
-  private computeTimeAmount(rateKey: number, seconds: number): Amount {
+  private computeCharge(rateKey: number, seconds: number): TimeCharge {
     const rate = this.rate(rateKey);
-    return amountOf(rate.hourlyRate.times(seconds).div(3600), rate.currency);
+    const amount = amountOf(rate.hourlyRate.times(seconds).div(3600), rate.currency);
+    const invoiceFields = `"quantity":"${hours(seconds)}","unitPrice":"${rate.text}","amount":"${amount.text}"`;
+    const billFields = `"durationSeconds":${seconds},"hourlyRate":"${rate.text}",${invoiceFields}`;
+    return { amount, invoiceFields, billFields };
   }
 
   private rate(rateKey: number): { text: string; hourlyRate: Money; currency: string } {
@@ -125,4 +154,9 @@ export class RateBook {
     if (rate === undefined) throw new Error(`unknown rate key ${rateKey}`);
     return rate;
   }
+}
+
+/** Hours of a duration with at most four decimals, as a line quantity ("1.5", "0.3333"). */
+function hours(seconds: number): string {
+  return new Money(seconds).div(3600).toDecimalPlaces(4).toString();
 }

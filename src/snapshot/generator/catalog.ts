@@ -14,14 +14,34 @@ import {
   TASK_TAGS,
 } from './names.ts';
 import { slug } from './people.ts';
+import type { Random } from './random.ts';
 
 // The first clients cover every currency case (null = base currency, JPY without minor
 // unit, KWD with three decimals), so even a five-client workspace has them all.
-const FIRST_CLIENT_CURRENCIES: (GeneratedCurrency | null)[] = [null, 'USD', 'GBP', 'JPY', 'KWD', 'EUR'];
+const FIRST_CLIENT_CURRENCIES: (GeneratedCurrency | null)[] = [
+  null,
+  'USD',
+  'GBP',
+  'JPY',
+  'KWD',
+  'EUR',
+];
 const CLIENT_CURRENCIES: (GeneratedCurrency | null)[] = [null, 'EUR', 'USD', 'GBP', 'JPY', 'KWD'];
 const CLIENT_CURRENCY_WEIGHTS = [25, 30, 20, 15, 5, 5];
-const TAX_RATES: Record<GeneratedCurrency, string> = { EUR: '19', USD: '0', GBP: '20', JPY: '10', KWD: '0' };
-const COUNTRIES: Record<GeneratedCurrency, string> = { EUR: 'DE', USD: 'US', GBP: 'GB', JPY: 'JP', KWD: 'KW' };
+const TAX_RATES: Record<GeneratedCurrency, string> = {
+  EUR: '19',
+  USD: '0',
+  GBP: '20',
+  JPY: '10',
+  KWD: '0',
+};
+const COUNTRIES: Record<GeneratedCurrency, string> = {
+  EUR: 'DE',
+  USD: 'US',
+  GBP: 'GB',
+  JPY: 'JP',
+  KWD: 'KW',
+};
 const CLIENT_RATE_EURO = [85, 95, 110, 120, 135, 150, 175];
 
 export function buildClients(g: Generation): ClientModel[] {
@@ -68,7 +88,9 @@ export async function writeClients(g: Generation, clients: ClientModel[]): Promi
       phone: `+${rng.between(1, 99)} ${rng.between(100, 999)} ${rng.between(100000, 999999)}`,
       website: `https://${domain}`,
       notes: rng.chance(0.2) ? 'Prefers invoices in English.' : null,
-      taxNumber: rng.chance(0.7) ? `${COUNTRIES[client.currency]}${rng.between(100000000, 999999999)}` : null,
+      taxNumber: rng.chance(0.7)
+        ? `${COUNTRIES[client.currency]}${rng.between(100000000, 999999999)}`
+        : null,
       billingEmail: `billing@${domain}`,
       currency: client.currencyField,
       billingLine1: `${rng.between(1, 200)} ${rng.pick(['Main Street', 'Hauptstraße', 'Rue de la Paix'])}`,
@@ -85,24 +107,29 @@ export async function writeClients(g: Generation, clients: ClientModel[]): Promi
 
 /**
  * Projects: every tenth is internal (no client, NON_BILLABLE); the others go round the
- * clients, the first project of each client HOURLY, later ones 80% HOURLY, 10% FIXED, 10%
- * NON_BILLABLE. Each has 2-6 members and 2-5 tasks; every user ends up on some project.
+ * clients (rate type: `clientRateType`). Each has 2-6 members and 2-5 tasks; every user
+ * ends up on some project.
  */
-export function buildProjects(g: Generation, clients: ClientModel[], users: UserModel[]): ProjectModel[] {
+export function buildProjects(
+  g: Generation,
+  clients: ClientModel[],
+  users: UserModel[],
+): ProjectModel[] {
   const rng = g.setupRandom;
   const projects: ProjectModel[] = [];
   let clientProjects = 0;
   for (let index = 0; index < g.settings.projects; index++) {
     const internal = index % 10 === 9 || clients.length === 0;
     const client = internal ? undefined : clients[clientProjects++ % clients.length];
-    const rateType: RateType = internal
+    const rateType = internal
       ? 'NON_BILLABLE'
-      : clientProjects <= clients.length
-        ? 'HOURLY'
-        : (['HOURLY', 'FIXED', 'NON_BILLABLE'] as const)[rng.weighted([80, 10, 10])] ?? 'HOURLY';
+      : clientRateType(rng, clientProjects - 1, clients.length);
     const currency = client?.currency ?? 'EUR';
-    const hourlyRate = rateType === 'HOURLY' ? hourlyRateIn(rng.pick(CLIENT_RATE_EURO), currency) : null;
-    const name = internal ? `Internal: ${rng.pick(['Admin', 'Sales', 'Training'])}` : rng.pick(PROJECT_NAMES);
+    const hourlyRate =
+      rateType === 'HOURLY' ? hourlyRateIn(rng.pick(CLIENT_RATE_EURO), currency) : null;
+    const name = internal
+      ? `Internal: ${rng.pick(['Admin', 'Sales', 'Training'])}`
+      : rng.pick(PROJECT_NAMES);
     const project: ProjectModel = {
       index,
       id: rng.uuid(),
@@ -114,9 +141,11 @@ export function buildProjects(g: Generation, clients: ClientModel[], users: User
       rateKey: hourlyRate === null ? -1 : g.rates.intern(hourlyRate, currency),
       fixedFee: rateType === 'FIXED' ? priceIn(rng.between(8, 60) * 500, currency) : null,
       tasks: [],
+      lineFields: [],
       members: pickDistinct(rng.between(2, 6), users.length, () => rng.int(users.length)),
     };
-    project.tasks = buildTasks(g, project);
+    project.tasks = buildTasks(g);
+    project.lineFields = lineFields(project);
     client?.projects.push(index);
     projects.push(project);
   }
@@ -124,10 +153,41 @@ export function buildProjects(g: Generation, clients: ClientModel[], users: User
   return projects;
 }
 
+/**
+ * The k-th client project: the first of each client is HOURLY (so every client has time to
+ * invoice), the next two FIXED and NON_BILLABLE (so every workspace has both), then 80%
+ * HOURLY, 10% FIXED, 10% NON_BILLABLE.
+ */
+function clientRateType(rng: Random, k: number, clientCount: number): RateType {
+  if (k < clientCount) return 'HOURLY';
+  if (k === clientCount) return 'FIXED';
+  if (k === clientCount + 1) return 'NON_BILLABLE';
+  return (['HOURLY', 'FIXED', 'NON_BILLABLE'] as const)[rng.weighted([80, 10, 10])] ?? 'HOURLY';
+}
+
+/** Precomputed JSON fragments of the lines of the project's entries (one per task, and none). */
+function lineFields(project: ProjectModel): ProjectModel['lineFields'] {
+  const noTask = {
+    entry: `"projectId":"${project.id}","taskId":null`,
+    description: project.nameJson,
+  };
+  return [
+    noTask,
+    ...project.tasks.map((t) => ({
+      entry: `"projectId":"${project.id}","taskId":"${t.id}"`,
+      description: t.nameJson,
+    })),
+  ];
+}
+
 /** Up to `count` distinct integers in [0, limit) drawn by `draw`, in draw order. */
 function pickDistinct(count: number, limit: number, draw: () => number): number[] {
   const picked = new Set<number>();
-  for (let attempts = 0; picked.size < Math.min(count, limit) && attempts < count * 10; attempts++) {
+  for (
+    let attempts = 0;
+    picked.size < Math.min(count, limit) && attempts < count * 10;
+    attempts++
+  ) {
     picked.add(draw());
   }
   return [...picked];
@@ -147,12 +207,19 @@ function assignProjectsToUsers(projects: ProjectModel[], users: UserModel[]): vo
   }
 }
 
-function buildTasks(g: Generation, project: ProjectModel): TaskModel[] {
+function buildTasks(g: Generation): TaskModel[] {
   const rng = g.setupRandom;
-  const names = pickDistinct(rng.between(2, 5), TASK_NAMES.length, () => rng.int(TASK_NAMES.length));
+  const names = pickDistinct(rng.between(2, 5), TASK_NAMES.length, () =>
+    rng.int(TASK_NAMES.length),
+  );
   return names.map((n) => {
     const name = TASK_NAMES[n] ?? 'Work';
-    return { id: rng.uuid(), name, nameJson: JSON.stringify(name), billable: name !== 'Meetings' || rng.chance(0.5) };
+    return {
+      id: rng.uuid(),
+      name,
+      nameJson: JSON.stringify(name),
+      billable: name !== 'Meetings' || rng.chance(0.5),
+    };
   });
 }
 
@@ -169,7 +236,9 @@ export async function writeProjectsAndTasks(
       id: project.id,
       clientId: project.clientIndex === null ? null : (clients[project.clientIndex]?.id ?? null),
       name: project.name,
-      description: rng.chance(0.5) ? `${project.name} for the client's ${rng.pick(['EU', 'US', 'APAC'])} team` : null,
+      description: rng.chance(0.5)
+        ? `${project.name} for the client's ${rng.pick(['EU', 'US', 'APAC'])} team`
+        : null,
       color: rng.pick(PROJECT_COLORS),
       status: (['ACTIVE', 'COMPLETED', 'ARCHIVED'] as const)[rng.weighted([85, 10, 5])],
       rateType: project.rateType,

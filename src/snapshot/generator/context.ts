@@ -23,8 +23,9 @@ export interface Settings {
 export type LineType = 'workspace' | RecordType;
 
 /**
- * One run of the generator: settings, the output and one random stream per concern, so
- * that e.g. a change in how bills are drawn never shifts the time entries of a seed.
+ * One run of the generator: settings, the output, counters, and one random stream per
+ * concern (setup, entries, invoices, bills, payments), so that a change in how one concern
+ * draws leaves the others' sequences alone.
  */
 export class Generation {
   readonly counts: Record<LineType, number> = {
@@ -50,6 +51,7 @@ export class Generation {
   readonly billRandom: Random;
   readonly paymentRandom: Random;
   readonly today: number;
+  private readonly tallies = new Map<string, number>();
 
   constructor(
     readonly settings: Settings,
@@ -67,6 +69,16 @@ export class Generation {
   async record(type: LineType, fields: object): Promise<void> {
     this.counts[type]++;
     await this.writer.write(`${JSON.stringify({ type, ...fields })}\n`);
+  }
+
+  /**
+   * 0, 1, 2, ... on successive calls with the same key. Rare cases are placed on every n-th
+   * occurrence (`nth(key) % n === k`) rather than drawn, so a small workspace has them too.
+   */
+  nth(key: string): number {
+    const n = this.tallies.get(key) ?? 0;
+    this.tallies.set(key, n + 1);
+    return n;
   }
 
   /** The first day of the generated range. */

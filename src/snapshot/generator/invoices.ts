@@ -1,5 +1,13 @@
 import { Money } from '../../money/money.ts';
-import { amountOf, percentOf, priceIn, ZERO, type Amount, type GeneratedCurrency } from './amounts.ts';
+import {
+  amountOf,
+  percentOf,
+  priceIn,
+  AmountSum,
+  ZERO,
+  type Amount,
+  type GeneratedCurrency,
+} from './amounts.ts';
 import { isoDate, isoTimestamp, type Month } from './calendar.ts';
 import type { Generation } from './context.ts';
 import type { EntryRefs } from './entry-refs.ts';
@@ -28,10 +36,10 @@ export interface MonthInvoices {
   share: number;
 }
 
-/** Invoice lines other than TIME, already JSON, with their amount. */
-interface ExtraLine {
+/** An invoice line, already JSON, with its amount. */
+interface InvoiceLine {
   json: string;
-  amount: Money;
+  amount: Amount;
 }
 
 /**
@@ -40,7 +48,12 @@ interface ExtraLine {
  * the current month's invoices are drafts; older ones are mostly PAID, some SENT, a few
  * CANCELLED.
  */
-export function planInvoices(g: Generation, model: WorkspaceModel, month: Month, nextNumber: () => string): MonthInvoices {
+export function planInvoices(
+  g: Generation,
+  model: WorkspaceModel,
+  month: Month,
+  nextNumber: () => string,
+): MonthInvoices {
   const rng = g.invoiceRandom;
   const clients = model.clients;
   const total = g.settings.invoices;
@@ -54,20 +67,37 @@ export function planInvoices(g: Generation, model: WorkspaceModel, month: Month,
     firstSlot[client.index] = stubs.length;
     slotCount[client.index] = count;
     for (let k = 0; k < count; k++) {
-      stubs.push({ id: rng.uuid(), number: nextNumber(), client, status: invoiceStatus(rng, month), firstOfClient: k === 0 });
+      stubs.push({
+        id: rng.uuid(),
+        number: nextNumber(),
+        client,
+        status: invoiceStatus(g, month),
+        firstOfClient: k === 0,
+      });
     }
   }
   return { stubs, firstSlot, slotCount, share: month.age === 0 ? 0.5 : 0.92 };
 }
 
-function invoiceStatus(rng: Random, month: Month): InvoiceStatus {
-  const statuses = ['DRAFT', 'SENT', 'PAID', 'CANCELLED'] as const;
+/** Every 20th invoice older than last month is CANCELLED. */
+function invoiceStatus(g: Generation, month: Month): InvoiceStatus {
   if (month.age === 0) return 'DRAFT';
-  const weights = month.age === 1 ? [35, 45, 20, 0] : [2, 18, 75, 5];
-  return statuses[rng.weighted(weights)] ?? 'DRAFT';
+  if (month.age > 1 && g.nth('past invoice') % 20 === 7) return 'CANCELLED';
+  const statuses = ['DRAFT', 'SENT', 'PAID'] as const;
+  return (
+    statuses[g.invoiceRandom.weighted(month.age === 1 ? [35, 45, 20] : [2, 20, 78])] ?? 'DRAFT'
+  );
 }
 
-const EXPENSE_CATEGORIES = ['TRAVEL', 'MEALS', 'LODGING', 'SOFTWARE', 'EQUIPMENT', 'SUBCONTRACTOR', 'OTHER'] as const;
+const EXPENSE_CATEGORIES = [
+  'TRAVEL',
+  'MEALS',
+  'LODGING',
+  'SOFTWARE',
+  'EQUIPMENT',
+  'SUBCONTRACTOR',
+  'OTHER',
+] as const;
 
 /**
  * Writes the month's expenses: 0-2 per client, in the client's currency (else the base
@@ -79,16 +109,20 @@ export async function writeMonthExpenses(
   model: WorkspaceModel,
   month: Month,
   invoices: MonthInvoices,
-): Promise<ExtraLine[][]> {
+): Promise<InvoiceLine[][]> {
   const rng = g.invoiceRandom;
-  const lines: ExtraLine[][] = invoices.stubs.map(() => []);
+  const lines: InvoiceLine[][] = invoices.stubs.map(() => []);
   for (const client of model.clients) {
     const count = rng.weighted([55, 35, 10]);
     for (let k = 0; k < count; k++) {
       const category = EXPENSE_CATEGORIES[rng.weighted([25, 15, 15, 15, 10, 10, 10])] ?? 'OTHER';
       const description = rng.pick(EXPENSE_DESCRIPTIONS[category] ?? ['Expense']);
-      const amount = priceIn(new Money(rng.between(500, 80_000)).div(100).toFixed(2), client.currency);
-      const projectIndex = client.projects.length > 0 && rng.chance(0.6) ? rng.pick(client.projects) : null;
+      const amount = priceIn(
+        new Money(rng.between(500, 80_000)).div(100).toFixed(2),
+        client.currency,
+      );
+      const projectIndex =
+        client.projects.length > 0 && rng.chance(0.6) ? rng.pick(client.projects) : null;
       const projectId = projectIndex === null ? null : (model.projects[projectIndex]?.id ?? null);
       const billable = rng.chance(0.75);
       const slot = invoices.firstSlot[client.index] ?? -1;
@@ -108,7 +142,14 @@ export async function writeMonthExpenses(
         expenseDate: isoDate(rng.between(month.firstDay, month.lastDay)),
       });
       if (invoiced) {
-        const line = { kind: 'EXPENSE', expenseId: id, projectId, description, quantity: '1', unitPrice: amount.text };
+        const line = {
+          kind: 'EXPENSE',
+          expenseId: id,
+          projectId,
+          description,
+          quantity: '1',
+          unitPrice: amount.text,
+        };
         lines[slot]?.push(extraLine(rng, line, amount));
       }
     }
@@ -116,9 +157,18 @@ export async function writeMonthExpenses(
   return lines;
 }
 
-function extraLine(rng: Random, fields: Record<string, string | null>, amount: Amount): ExtraLine {
-  const json = JSON.stringify({ id: rng.uuid(), timeEntryId: null, ...fields, amount: amount.text });
-  return { json, amount: amount.value };
+function extraLine(
+  rng: Random,
+  fields: Record<string, string | null>,
+  amount: Amount,
+): InvoiceLine {
+  const json = JSON.stringify({
+    id: rng.uuid(),
+    timeEntryId: null,
+    ...fields,
+    amount: amount.text,
+  });
+  return { json, amount };
 }
 
 /**
@@ -133,7 +183,7 @@ export async function writeMonthInvoices(
   month: Month,
   invoices: MonthInvoices,
   refs: EntryRefs,
-  expenseLines: ExtraLine[][],
+  expenseLines: InvoiceLine[][],
 ): Promise<void> {
   const { order, starts } = refs.groupByTarget(invoices.stubs.length);
   for (let slot = 0; slot < invoices.stubs.length; slot++) {
@@ -141,7 +191,15 @@ export async function writeMonthInvoices(
     if (!stub) continue;
     const from = starts[slot] ?? 0;
     const to = starts[slot + 1] ?? from;
-    await writeInvoice(g, model, month, stub, refs, order.subarray(from, to), expenseLines[slot] ?? []);
+    await writeInvoice(
+      g,
+      model,
+      month,
+      stub,
+      refs,
+      order.subarray(from, to),
+      expenseLines[slot] ?? [],
+    );
   }
 }
 
@@ -152,81 +210,100 @@ async function writeInvoice(
   stub: InvoiceStub,
   refs: EntryRefs,
   entries: Int32Array,
-  expenseLines: ExtraLine[],
+  expenseLines: InvoiceLine[],
 ): Promise<void> {
   const { writer } = g;
   writer.push(`{"type":"invoice","id":"${stub.id}","clientId":"${stub.client.id}","lines":[`);
-  let subtotal = ZERO;
+  const subtotal = new AmountSum(stub.client.currency);
   let lineCount = 0;
   for (const i of entries) {
     const line = timeLine(g, model, refs, i);
     writer.push(lineCount++ === 0 ? line.json : `,${line.json}`);
-    subtotal = subtotal.plus(line.amount);
+    subtotal.add(line.amount);
     if (writer.full) await writer.flush();
   }
-  const extras = [...expenseLines, ...otherLines(g, model, stub)];
+  const extras = [...expenseLines, ...otherLines(g, model, month, stub)];
   // An invoice always has at least one line, so its subtotal is positive.
   if (lineCount + extras.length === 0) extras.push(otherLine(g.invoiceRandom, stub));
   for (const line of extras) {
     writer.push(lineCount++ === 0 ? line.json : `,${line.json}`);
-    subtotal = subtotal.plus(line.amount);
+    subtotal.add(line.amount);
   }
-  writer.push(`],${JSON.stringify(invoiceFields(g, month, stub, subtotal)).slice(1)}\n`);
+  writer.push(`],${JSON.stringify(invoiceFields(g, month, stub, subtotal.value)).slice(1)}\n`);
   g.counts.invoice++;
   if (writer.full) await writer.flush();
 }
 
-function timeLine(g: Generation, model: WorkspaceModel, refs: EntryRefs, i: number): { json: string; amount: Money } {
+function timeLine(g: Generation, model: WorkspaceModel, refs: EntryRefs, i: number): InvoiceLine {
   const project = model.projects[refs.get('project', i)];
-  if (!project) throw new Error('invoice line without project');
-  const task = project.tasks[refs.get('task', i)];
-  const seconds = refs.get('seconds', i);
-  const amount = g.rates.timeAmount(project.rateKey, seconds);
+  const fields = project?.lineFields[refs.get('task', i) + 1];
+  if (!project || !fields) throw new Error('invoice line without project');
+  const charge = g.rates.charge(project.rateKey, refs.get('seconds', i));
+  const user = model.users[refs.get('user', i)];
+  // Few, precomputed pieces: a string concatenated from many is slow to encode.
   const json =
     `{"id":"${g.invoiceRandom.uuid()}","kind":"TIME","timeEntryId":"${refs.id(i)}","expenseId":null,` +
-    `"projectId":"${project.id}","description":${task?.nameJson ?? project.nameJson},` +
-    `"subtitle":${model.users[refs.get('user', i)]?.nameJson ?? 'null'},"detail":"${isoDate(refs.get('day', i))}",` +
-    `"groupLabel":${project.nameJson},"quantity":"${g.rates.hours(seconds)}",` +
-    `"unitPrice":"${project.hourlyRate}","amount":"${amount.text}"}`;
-  return { json, amount: amount.value };
+    `"projectId":"${project.id}","description":${fields.description},"subtitle":${user?.nameJson ?? 'null'},` +
+    `"detail":"${isoDate(refs.get('day', i))}","groupLabel":${project.nameJson},${charge.invoiceFields}}`;
+  return { json, amount: charge.amount };
 }
 
-/** Fixed-fee milestones (25% of a FIXED project's fee, a quarter of the time) and an OTHER line (20%). */
-function otherLines(g: Generation, model: WorkspaceModel, stub: InvoiceStub): ExtraLine[] {
+/**
+ * Fixed-fee milestones, quarterly: 25% of a FIXED project's fee on the client's first invoice
+ * of every fourth month (offset by project); and an OTHER line on 20% of invoices.
+ */
+function otherLines(
+  g: Generation,
+  model: WorkspaceModel,
+  month: Month,
+  stub: InvoiceStub,
+): InvoiceLine[] {
   const rng = g.invoiceRandom;
-  const lines: ExtraLine[] = [];
+  const lines: InvoiceLine[] = [];
   if (!stub.firstOfClient) return lines;
   for (const index of stub.client.projects) {
     const project = model.projects[index];
-    if (!project?.fixedFee || !rng.chance(0.25)) continue;
+    if (!project?.fixedFee || (month.index + index) % 4 !== 0) continue;
     const amount = percentOf(project.fixedFee.value, 25, stub.client.currency);
-    const fields = { kind: 'FIXED_FEE', expenseId: null, projectId: project.id, description: `${project.name}: milestone` };
+    const fields = {
+      kind: 'FIXED_FEE',
+      expenseId: null,
+      projectId: project.id,
+      description: `${project.name}: milestone`,
+    };
     lines.push(extraLine(rng, { ...fields, quantity: '1', unitPrice: amount.text }, amount));
   }
   if (rng.chance(0.2)) lines.push(otherLine(rng, stub));
   return lines;
 }
 
-function otherLine(rng: Random, stub: InvoiceStub): ExtraLine {
+function otherLine(rng: Random, stub: InvoiceStub): InvoiceLine {
   const amount = priceIn(rng.between(2, 40) * 25, stub.client.currency);
-  const fields = { kind: 'OTHER', expenseId: null, projectId: null, description: rng.pick(OTHER_LINE_DESCRIPTIONS) };
+  const fields = {
+    kind: 'OTHER',
+    expenseId: null,
+    projectId: null,
+    description: rng.pick(OTHER_LINE_DESCRIPTIONS),
+  };
   return extraLine(rng, { ...fields, quantity: '1', unitPrice: amount.text }, amount);
 }
 
 /**
  * Header figures. discount: 15% of invoices, 5 or 10% of the subtotal; tax = (subtotal -
- * discount) x taxRate / 100 rounded; total = subtotal - discount + tax. Paid: PAID pays the
- * total (3% overpay); SENT is unpaid or partially paid; CANCELLED is unpaid or refunded.
+ * discount) x taxRate / 100 rounded; total = subtotal - discount + tax. Drafts of the current
+ * month have no dates yet; other invoices are issued on the last day of their month.
  */
 function invoiceFields(g: Generation, month: Month, stub: InvoiceStub, subtotal: Money): object {
   const rng = g.invoiceRandom;
   const { client, status } = stub;
   const currency = client.currency;
-  const discount = rng.chance(0.15) ? percentOf(subtotal, rng.pick([5, 10]), currency) : amountOf(ZERO, currency);
+  const discount = rng.chance(0.15)
+    ? percentOf(subtotal, rng.pick([5, 10]), currency)
+    : amountOf(ZERO, currency);
   const net = subtotal.minus(discount.value);
   const tax = client.taxRate === null ? ZERO : percentOf(net, client.taxRate, currency).value;
   const total = amountOf(net.plus(tax), currency);
-  const paid = invoicePayment(rng, status, total, currency);
+  const paid = invoicePayment(g, status, total, currency);
   const issueDay = status === 'DRAFT' && month.age === 0 ? null : month.endDay;
   const sent = status !== 'DRAFT' && issueDay !== null;
   const paidDay = issueDay === null ? g.today : Math.min(g.today, issueDay + rng.between(5, 45));
@@ -242,28 +319,34 @@ function invoiceFields(g: Generation, month: Month, stub: InvoiceStub, subtotal:
     taxRate: client.taxRate,
     total: total.text,
     amountPaid: paid.amount.text,
-    poNumber: client.requirePoNumber || rng.chance(0.1) ? `PO-${rng.between(10_000, 99_999)}` : null,
+    poNumber:
+      client.requirePoNumber || rng.chance(0.1) ? `PO-${rng.between(10_000, 99_999)}` : null,
     recurring: rng.chance(0.1),
     viewed: sent && rng.chance(0.85),
     billToName: client.name,
     notes: rng.chance(0.2) ? 'Thank you for your business.' : null,
-    sentAt: sent && issueDay !== null ? isoTimestamp(issueDay, 9 * 3600) : null,
+    sentAt: sent ? isoTimestamp(month.endDay, 9 * 3600) : null,
     paidAt: status === 'PAID' ? isoTimestamp(paidDay, 12 * 3600) : null,
   };
 }
 
+/**
+ * What the client paid: PAID pays the total, every 25th PAID invoice overpays; SENT is
+ * unpaid or partially paid; CANCELLED is unpaid, or refunded after a partial payment.
+ */
 function invoicePayment(
-  rng: Random,
+  g: Generation,
   status: InvoiceStatus,
   total: Amount,
   currency: GeneratedCurrency,
 ): { status: 'unpaid' | 'partially_paid' | 'paid' | 'refunded'; amount: Amount } {
+  const rng = g.invoiceRandom;
   const unpaid = { status: 'unpaid' as const, amount: amountOf(ZERO, currency) };
   switch (status) {
     case 'DRAFT':
       return unpaid;
     case 'PAID': {
-      if (!rng.chance(0.03)) return { status: 'paid', amount: total };
+      if (g.nth('paid invoice') % 25 !== 3) return { status: 'paid', amount: total };
       const extra = priceIn(rng.between(1, 20), currency);
       return { status: 'paid', amount: amountOf(total.value.plus(extra.value), currency) };
     }

@@ -62,6 +62,11 @@ export interface ProjectModel {
   fixedFee: Amount | null;
   tasks: TaskModel[];
   members: number[];
+  /**
+   * Per task (index + 1; 0 = no task), JSON fields of the lines of an entry:
+   * `"projectId":"…","taskId":"…"` and the line description (task name, else project name).
+   */
+  lineFields: { entry: string; description: string }[];
 }
 
 export interface TaskModel {

@@ -1,10 +1,17 @@
 import type { Money } from '../../money/money.ts';
-import { amountOf, BASE_CURRENCY, CURRENCY_PROFILES, percentOf, type Amount, type GeneratedCurrency } from './amounts.ts';
+import {
+  amountOf,
+  BASE_CURRENCY,
+  CURRENCY_PROFILES,
+  percentOf,
+  ZERO,
+  type Amount,
+  type GeneratedCurrency,
+} from './amounts.ts';
 import { isoDate, isoTimestamp, type Month } from './calendar.ts';
 import type { Generation } from './context.ts';
 import type { PayeeModel } from './model.ts';
 import { REVERSAL_REASONS } from './names.ts';
-import type { Random } from './random.ts';
 
 /** An APPROVED bill as payments see it. */
 export interface PayableBill {
@@ -19,15 +26,29 @@ interface Allocation {
   amount: Amount;
 }
 
+/** A payment's currency, amount, settlement fields and allocations, as written. */
+interface Settlement {
+  currency: string;
+  amount: string;
+  fields: {
+    settlementCurrency: string | null;
+    settlementAmount: string | null;
+    exchangeRate: string | null;
+    settlementMode: 'SAME_CURRENCY' | 'CONVERTED';
+  };
+  allocations: { billId: string; amount: string; cashAmount: string; cashCurrency: string }[];
+}
+
 const METHODS = ['BANK_TRANSFER', 'WISE', 'PAYPAL', 'CHECK', 'CASH', 'OTHER'] as const;
 const METHOD_WEIGHTS = [60, 20, 10, 3, 2, 5];
 
 /**
  * Pays approved bills. Per bill, by its month's age: paid in full, partly, or not at all
- * (older bills are mostly paid). A payee's partly paid bill stays open, and the payment of
- * their next bill in the same currency often settles it too (two allocations). 4% of
- * payments are reversed (bounced) and then made again. 12% of payments of a foreign-currency
- * bill are made in the base currency (settlementMode CONVERTED).
+ * (older bills are mostly paid; every 10th is paid partly). A payee's partly paid bill stays
+ * open, and the payment of their next bill in the same currency settles it too (two
+ * allocations). Every 25th
+ * payment is reversed (bounced) and then made again; every 8th single-bill payment of a
+ * foreign-currency bill is made in the base currency (settlementMode CONVERTED).
  *
  * Rules kept: allocations go to bills of the same payee, in the bill's currency and scale,
  * at most one per bill and payment, each > 0; in SAME_CURRENCY their sum is the payment
@@ -42,25 +63,35 @@ export class PaymentWriter {
   async payBill(month: Month, payee: PayeeModel, bill: PayableBill): Promise<void> {
     const rng = this.g.paymentRandom;
     if (!bill.total.greaterThan(0)) return;
-    const outcome = (['FULL', 'PARTIAL', 'NONE'] as const)[rng.weighted(outcomeWeights(month))];
+    const outcome =
+      this.g.nth('approved bill') % 10 === 5
+        ? 'PARTIAL'
+        : (['FULL', 'PARTIAL', 'NONE'] as const)[rng.weighted(outcomeWeights(month))];
     if (outcome === 'NONE') return;
     const part = percentOf(bill.total, rng.between(20, 80), bill.currency);
-    const partial = outcome === 'PARTIAL' && part.value.greaterThan(0) && part.value.lessThan(bill.total);
+    const partial =
+      outcome === 'PARTIAL' && part.value.greaterThan(0) && part.value.lessThan(bill.total);
     const allocations: Allocation[] = [
       { billId: bill.id, amount: partial ? part : amountOf(bill.total, bill.currency) },
     ];
     const open = this.open.get(payee.id);
-    if (open && open.currency === bill.currency && rng.chance(0.6)) {
+    if (open && open.currency === bill.currency) {
       allocations.unshift({ billId: open.id, amount: amountOf(open.remaining, bill.currency) });
       this.open.delete(payee.id);
     }
-    if (partial) this.open.set(payee.id, { id: bill.id, currency: bill.currency, remaining: bill.total.minus(part.value) });
+    if (partial) {
+      const remaining = bill.total.minus(part.value);
+      this.open.set(payee.id, { id: bill.id, currency: bill.currency, remaining });
+    }
 
     const today = this.g.today;
     let paidDay = Math.min(today, bill.issueDay + rng.between(3, 20));
-    if (rng.chance(0.04)) {
+    if (this.g.nth('payment') % 25 === 2) {
       const reversedAt = isoTimestamp(Math.min(today, paidDay + 1), 9 * 3600);
-      await this.write(payee, bill.currency, allocations, paidDay, { reversedAt, reason: rng.pick(REVERSAL_REASONS) });
+      await this.write(payee, bill.currency, allocations, paidDay, {
+        reversedAt,
+        reason: rng.pick(REVERSAL_REASONS),
+      });
       paidDay = Math.min(today, paidDay + 3);
     }
     await this.write(payee, bill.currency, allocations, paidDay, null);
@@ -75,8 +106,13 @@ export class PaymentWriter {
   ): Promise<void> {
     const rng = this.g.paymentRandom;
     const method = METHODS[rng.weighted(METHOD_WEIGHTS)] ?? 'OTHER';
-    const converted = allocations.length === 1 && billCurrency !== BASE_CURRENCY && rng.chance(0.12);
-    const settlement = converted ? convertedSettlement(billCurrency, allocations) : sameCurrency(billCurrency, allocations);
+    const converted =
+      allocations.length === 1 &&
+      billCurrency !== BASE_CURRENCY &&
+      this.g.nth('foreign payment') % 8 === 3;
+    const settlement = converted
+      ? convertedSettlement(billCurrency, allocations)
+      : sameCurrency(billCurrency, allocations);
     await this.g.record('payment', {
       id: rng.uuid(),
       payeeId: payee.id,
@@ -102,12 +138,17 @@ function outcomeWeights(month: Month): number[] {
 }
 
 /** Paid in the bill's currency: the payment amount is the sum of its allocations. */
-function sameCurrency(currency: GeneratedCurrency, allocations: Allocation[]) {
-  const sum = allocations.reduce((acc, a) => acc.plus(a.amount.value), amountOf(ZERO_OF(currency), currency).value);
+function sameCurrency(currency: GeneratedCurrency, allocations: Allocation[]): Settlement {
+  const sum = allocations.reduce((acc, a) => acc.plus(a.amount.value), ZERO);
   return {
     currency,
     amount: amountOf(sum, currency).text,
-    fields: { settlementCurrency: null, settlementAmount: null, exchangeRate: null, settlementMode: 'SAME_CURRENCY' },
+    fields: {
+      settlementCurrency: null,
+      settlementAmount: null,
+      exchangeRate: null,
+      settlementMode: 'SAME_CURRENCY',
+    },
     allocations: allocations.map((a) => ({
       billId: a.billId,
       amount: a.amount.text,
@@ -121,7 +162,7 @@ function sameCurrency(currency: GeneratedCurrency, allocations: Allocation[]) {
  * Paid in the base currency at the currency's typical rate: the allocation stays in the bill
  * currency, its cash amount (= the payment amount) is in the base currency.
  */
-function convertedSettlement(currency: GeneratedCurrency, allocations: Allocation[]) {
+function convertedSettlement(currency: GeneratedCurrency, allocations: Allocation[]): Settlement {
   const [allocation] = allocations;
   const rate = CURRENCY_PROFILES[currency].toEuro;
   if (!allocation) throw new Error('converted payment without allocation');
@@ -137,9 +178,12 @@ function convertedSettlement(currency: GeneratedCurrency, allocations: Allocatio
       settlementMode: 'CONVERTED',
     },
     allocations: [
-      { billId: allocation.billId, amount: allocation.amount.text, cashAmount: cash.text, cashCurrency: BASE_CURRENCY },
+      {
+        billId: allocation.billId,
+        amount: allocation.amount.text,
+        cashAmount: cash.text,
+        cashCurrency: BASE_CURRENCY,
+      },
     ],
   };
 }
-
-export type { Random };

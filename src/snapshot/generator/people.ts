@@ -21,22 +21,26 @@ export function buildUsers(g: Generation, domain: string): UserModel[] {
     const first = rng.pick(FIRST_NAMES);
     const last = rng.pick(LAST_NAMES);
     const name = `${first} ${last}`;
-    const role: Role =
-      index === 0 ? 'OWNER' : index <= admins ? 'ADMIN' : index <= admins + managers ? 'MANAGER' : 'MEMBER';
     users.push({
       index,
       id: rng.uuid(),
       name,
       nameJson: JSON.stringify(name),
       email: uniqueEmail(emails, `${slug(first)}.${slug(last)}`, domain),
-      role,
+      role: roleOf(index, admins, managers),
       weight: rng.pick([10, 10, 10, 8, 5]),
       projects: [],
-      runsTimer: rng.chance(0.25),
+      runsTimer: index % 4 === 1,
       payee: null,
     });
   }
   return users;
+}
+
+function roleOf(index: number, admins: number, managers: number): Role {
+  if (index === 0) return 'OWNER';
+  if (index <= admins) return 'ADMIN';
+  return index <= admins + managers ? 'MANAGER' : 'MEMBER';
 }
 
 /** Lower-case ASCII letters and digits of a name ("Zoë Spärck Jones" -> "zoesparckjones"). */
@@ -93,7 +97,8 @@ export function buildPayees(g: Generation, users: UserModel[]): PayeeModel[] {
   for (const user of users) {
     if (user.role === 'OWNER' || rng.chance(0.08)) continue;
     const k = payees.length;
-    const currency = FIRST_PAYEE_CURRENCIES[k] ?? (PAYEE_CURRENCIES[rng.weighted(PAYEE_CURRENCY_WEIGHTS)] as GeneratedCurrency);
+    const currency =
+      FIRST_PAYEE_CURRENCIES[k] ?? PAYEE_CURRENCIES[rng.weighted(PAYEE_CURRENCY_WEIGHTS)] ?? 'EUR';
     const startDay = payeeStartDay(g, rng, k === 1 || (k > 5 && rng.chance(0.2)));
     const payee: PayeeModel = { id: rng.uuid(), userIndex: user.index, startDay, rates: [] };
     payee.rates = payeeRates(g, payee, currency, {
@@ -142,12 +147,22 @@ function payeeRates(
       euro = euro.times(100 + rng.between(3, 12)).div(100);
     }
     const hourlyRate = hourlyRateIn(euro.toFixed(4), currency);
-    rates.push({ id: rng.uuid(), fromDay, hourlyRate, currency, key: g.rates.intern(hourlyRate, currency) });
+    rates.push({
+      id: rng.uuid(),
+      fromDay,
+      hourlyRate,
+      currency,
+      key: g.rates.intern(hourlyRate, currency),
+    });
   }
   return rates;
 }
 
-export async function writePayees(g: Generation, users: UserModel[], payees: PayeeModel[]): Promise<void> {
+export async function writePayees(
+  g: Generation,
+  users: UserModel[],
+  payees: PayeeModel[],
+): Promise<void> {
   for (const payee of payees) {
     const user = users[payee.userIndex];
     if (!user) throw new Error('payee without user');
@@ -168,11 +183,11 @@ export async function writePayees(g: Generation, users: UserModel[], payees: Pay
   }
 }
 
-/** ~20% of payees hold a credit (an advance) in their first currency; remaining <= amount. */
+/** Every fifth payee holds a credit (an advance) in their first currency; remaining <= amount. */
 function payeeCredits(g: Generation, payee: PayeeModel): object[] {
   const rng = g.setupRandom;
   const currency = payee.rates[0]?.currency;
-  if (currency === undefined || !rng.chance(0.2)) return [];
+  if (currency === undefined || g.nth('payee credit') % 5 !== 1) return [];
   const amount = priceIn(rng.between(2, 10) * 50, currency);
   const share = rng.pick([0, 100, rng.between(10, 90)]);
   const remaining = amountOf(amount.value.times(share).div(100), currency);

@@ -6,8 +6,16 @@ import { payeeRateAt, type ProjectModel, type UserModel, type WorkspaceModel } f
 import { ENTRY_NOTES } from './names.ts';
 import { formatUuid, type Random } from './random.ts';
 
-const NOTES_JSON = ENTRY_NOTES.map((n) => JSON.stringify(n));
 const HOUR = 3600;
+const idWords = new Uint32Array(4);
+// Precomputed JSON fragments of entry lines: few pieces per line keep encoding cheap.
+const NOTE_FIELDS = ENTRY_NOTES.map((n) => `"note":${JSON.stringify(n)}`);
+const NO_NOTE = '"note":null';
+const NO_TIMER = '"startedAt":null,"stoppedAt":null';
+const FLAG_FIELDS = [
+  ['"billable":false,"isRunning":false', '"billable":false,"isRunning":true'],
+  ['"billable":true,"isRunning":false', '"billable":true,"isRunning":true'],
+] as const;
 
 /** One user's work in one month: how many entries, and where they may be invoiced and billed. */
 export interface UserMonth {
@@ -46,8 +54,6 @@ export function splitByWeights(total: number, weights: readonly number[]): numbe
   });
 }
 
-const idWords = new Uint32Array(4);
-
 /**
  * Writes the time entries of one user-month and records, in the month's refs, the entries
  * that go on an invoice line (`invoiceRefs`, target = invoice slot) and on the payee's bill
@@ -83,15 +89,8 @@ export async function writeUserMonthEntries(
     if (ref.target >= 0) invoiceRefs.push(idWords, 0, ref);
     const invoiceId = ref.target >= 0 ? (work.invoices.stubs[ref.target]?.id ?? null) : null;
 
-    const payee = user.payee;
-    if (payee && work.billed && live && (payee.startDay === null || entry.day >= payee.startDay)) {
-      const rate = payeeRateAt(payee, entry.day);
-      // Non-billable work is paid half the time; 2% of work is forgotten and stays unpaid.
-      if (rate && (entry.billable || rng.chance(0.5)) && !rng.chance(0.02)) {
-        ref.rate = rate.key;
-        billRefs.push(idWords, 0, ref);
-      }
-    }
+    ref.rate = live && work.billed ? payRateKey(rng, user, entry) : -1;
+    if (ref.rate >= 0) billRefs.push(idWords, 0, ref);
 
     g.writer.push(entryLine(id, user, entry, invoiceId, rng, g.today));
     g.counts.timeEntry++;
@@ -103,7 +102,8 @@ function drawEntry(g: Generation, model: WorkspaceModel, work: UserMonth, j: num
   const rng = g.entryRandom;
   const { user, month, count } = work;
   // Skewed towards the first projects of the user's list: people have main projects.
-  const projectIndex = user.projects[Math.floor(rng.float() ** 2 * user.projects.length)] ?? 0;
+  const skew = rng.float();
+  const projectIndex = user.projects[Math.floor(skew * skew * user.projects.length)] ?? 0;
   const project = model.projects[projectIndex];
   if (!project) throw new Error(`user ${user.id} has no project`);
   const task = project.tasks.length > 0 && rng.chance(0.85) ? rng.int(project.tasks.length) : -1;
@@ -123,14 +123,27 @@ function drawEntry(g: Generation, model: WorkspaceModel, work: UserMonth, j: num
 }
 
 /**
- * Durations: 80% whole quarter hours up to 8 h, 15% five-minute steps, 5% exact timer
+ * The RateBook key of the pay rate for a live entry on the payee's bill, or -1: the entry
+ * must be on or after the payee's start date and have a pay rate. Non-billable work is paid
+ * half the time; 2% of work is forgotten and stays unpaid.
+ */
+function payRateKey(rng: Random, user: UserModel, entry: DrawnEntry): number {
+  const payee = user.payee;
+  if (!payee || (payee.startDay !== null && entry.day < payee.startDay)) return -1;
+  const rate = payeeRateAt(payee, entry.day);
+  if (!rate || !(entry.billable || rng.chance(0.5)) || rng.chance(0.02)) return -1;
+  return rate.key;
+}
+
+/**
+ * Durations: 80% whole quarter hours up to 8 h, 17% five-minute steps, 3% exact timer
  * seconds up to 4 h, and 0.4% zero (a timer stopped at once).
  */
 function drawSeconds(rng: Random): number {
   const r = rng.float();
   if (r < 0.004) return 0;
   if (r < 0.8) return rng.between(1, 32) * 900;
-  if (r < 0.95) return rng.between(1, 96) * 300;
+  if (r < 0.97) return rng.between(1, 96) * 300;
   return rng.between(60, 4 * HOUR);
 }
 
@@ -140,7 +153,10 @@ function drawDay(rng: Random, month: Month, j: number, count: number): number {
     return rng.pick(month.weekendDays);
   }
   const days = month.workingDays;
-  return days[Math.min(days.length - 1, Math.floor(((j + rng.float()) * days.length) / count))] ?? month.firstDay;
+  return (
+    days[Math.min(days.length - 1, Math.floor(((j + rng.float()) * days.length) / count))] ??
+    month.firstDay
+  );
 }
 
 /**
@@ -163,17 +179,19 @@ function entryLine(
   rng: Random,
   today: number,
 ): string {
-  const task = e.task >= 0 ? `"${e.project.tasks[e.task]?.id}"` : 'null';
-  const started = e.startSecond >= 0 ? `"${isoTimestamp(e.day, e.startSecond)}"` : 'null';
-  const stopped =
-    e.startSecond >= 0 && !e.running ? `"${isoTimestamp(e.day, e.startSecond + e.seconds)}"` : 'null';
-  const note = rng.chance(0.6) ? rng.pick(NOTES_JSON) : 'null';
+  const projectTask = e.project.lineFields[e.task + 1]?.entry;
+  const invoice = invoiceId === null ? 'null' : `"${invoiceId}"`;
+  const flags = FLAG_FIELDS[e.billable ? 1 : 0][e.running ? 1 : 0];
+  let timer = NO_TIMER;
+  if (e.startSecond >= 0) {
+    const stopped = e.running ? 'null' : `"${isoTimestamp(e.day, e.startSecond + e.seconds)}"`;
+    timer = `"startedAt":"${isoTimestamp(e.day, e.startSecond)}","stoppedAt":${stopped}`;
+  }
+  const note = rng.chance(0.6) ? rng.pick(NOTE_FIELDS) : NO_NOTE;
   const deleted = e.deleted ? `"${isoTimestamp(Math.min(e.day + 1, today), 17 * HOUR)}"` : 'null';
   return (
-    `{"type":"timeEntry","id":"${id}","userId":"${user.id}","projectId":"${e.project.id}",` +
-    `"taskId":${task},"invoiceId":${invoiceId === null ? 'null' : `"${invoiceId}"`},` +
-    `"entryDate":"${isoDate(e.day)}","durationSeconds":${e.seconds},"billable":${e.billable},` +
-    `"isRunning":${e.running},"startedAt":${started},"stoppedAt":${stopped},"note":${note},` +
+    `{"type":"timeEntry","id":"${id}","userId":"${user.id}",${projectTask},"invoiceId":${invoice},` +
+    `"entryDate":"${isoDate(e.day)}","durationSeconds":${e.seconds},${flags},${timer},${note},` +
     `"deletedAt":${deleted}}\n`
   );
 }
