@@ -8,7 +8,7 @@ const configSchema = z.object({
     .optional(),
   DATA_DIR: z.string().min(1).default('./.data'),
   HOST: z.string().min(1).default('127.0.0.1'),
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  PORT: z.coerce.number({ error: 'must be a port number' }).int().min(0).max(65535).default(3000),
   TOKEN_ENV: z.enum(['live', 'test']).default('live'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('warn'),
 });

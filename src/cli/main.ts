@@ -1,4 +1,5 @@
-import { createWriteStream } from 'node:fs';
+import { constants, createWriteStream } from 'node:fs';
+import { access } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -37,6 +38,9 @@ const COMMANDS: Record<string, Command> = {
       options: { replace: { type: 'boolean', default: false } },
     });
     const file = one(positionals, 'import needs one file');
+    await access(file, constants.R_OK).catch(() => {
+      throw new UserError(`Cannot read ${file}`);
+    });
     const runtime = await openStore(config);
     const started = Date.now();
     try {

@@ -44,9 +44,11 @@ async function* readNdjson(file: string): AsyncGenerator<SnapshotLine> {
 }
 
 async function* readJsonDocument(file: string): AsyncGenerator<SnapshotLine> {
+  // A file that cannot be read is the caller's error to report, not a snapshot error.
+  const text = await readFile(file, 'utf8');
   let document: unknown;
   try {
-    document = JSON.parse(await readFile(file, 'utf8'));
+    document = JSON.parse(text);
   } catch {
     yield { kind: 'malformed', message: 'the file is not valid JSON' };
     return;
