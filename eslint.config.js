@@ -18,7 +18,10 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       // Fastify handlers are async whether or not they await.
       '@typescript-eslint/require-await': 'off',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
     },
   },
   {

@@ -32,15 +32,6 @@ export async function authenticate(
   touchToken(db, identity.prefix).catch((error: unknown) =>
     request.log.warn({ err: error }, 'could not record token use'),
   );
-  return {
-    workspaceId: identity.workspaceId,
-    workspaceName: identity.workspaceName,
-    plan: identity.plan,
-    timezone: identity.timezone,
-    userId: identity.userId,
-    role: identity.role,
-    scopes: identity.scopes,
-    env: identity.env,
-    tokenPrefix: identity.prefix,
-  };
+  const { secretSha256: _secret, revokedAt: _revoked, prefix, ...caller } = identity;
+  return { ...caller, tokenPrefix: prefix };
 }

@@ -1,17 +1,10 @@
-import type { Plan, Role, Scope, TokenEnv } from '../store/schema.ts';
+import type { Role } from '../store/schema.ts';
+import type { TokenIdentity } from '../tokens/token.repository.ts';
 
-/** Who is calling: resolved from the bearer token before any route runs. */
-export interface Caller {
-  workspaceId: string;
-  workspaceName: string;
-  plan: Plan;
-  timezone: string;
-  userId: string;
-  role: Role;
-  scopes: Scope[];
-  env: TokenEnv;
+/** Who is calling: the token's identity, resolved before any route runs, without its secret. */
+export type Caller = Omit<TokenIdentity, 'secretSha256' | 'revokedAt' | 'prefix'> & {
   tokenPrefix: string;
-}
+};
 
 const RANK: Record<Role, number> = { MEMBER: 0, MANAGER: 1, ADMIN: 2, OWNER: 3 };
 
