@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
@@ -29,7 +30,7 @@ export async function openReadModel(
   });
   const connection = await instance.connect();
   try {
-    await connection.run(await readFile(path.join(DUCKDB_SQL_DIR, 'tables.sql'), 'utf8'));
+    await ensureTables(connection, await readFile(path.join(DUCKDB_SQL_DIR, 'tables.sql'), 'utf8'));
     await connection.run(await readFile(path.join(DUCKDB_SQL_DIR, 'macros.sql'), 'utf8'));
     await createViews(connection);
     await seedCurrencies(connection);
@@ -41,6 +42,29 @@ export async function openReadModel(
     connect: () => instance.connect(),
     close: () => instance.closeSync(),
   };
+}
+
+/**
+ * The read model is derived data: when sql/duckdb/tables.sql changes, a file made by an
+ * older version is dropped and made anew (the next sync loads it), rather than migrated.
+ */
+async function ensureTables(connection: DuckDBConnection, tablesSql: string): Promise<void> {
+  const version = createHash('sha256').update(tablesSql).digest('hex');
+  await connection.run(
+    'CREATE TABLE IF NOT EXISTS read_model_meta (tables_sha256 VARCHAR NOT NULL)',
+  );
+  const current = (
+    await connection.runAndReadAll('SELECT tables_sha256 FROM read_model_meta')
+  ).getRows()[0]?.[0];
+  if (current === version) return;
+  const tables = await connection.runAndReadAll(
+    "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' AND table_type = 'BASE TABLE' AND table_name <> 'read_model_meta'",
+  );
+  for (const [table] of tables.getRows())
+    await connection.run(`DROP TABLE IF EXISTS "${String(table)}" CASCADE`);
+  await connection.run(tablesSql);
+  await connection.run('DELETE FROM read_model_meta');
+  await connection.run('INSERT INTO read_model_meta VALUES ($version)', { version });
 }
 
 /**

@@ -1,5 +1,5 @@
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -7,9 +7,10 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import type { ReadModel } from '../readmodel/read-model.ts';
+import { readSyncState, writeSyncState } from './sync-state.ts';
 
 /** Tables of the read model that are not copies of operational tables. */
-const LOCAL_TABLES = new Set(['sync_state', 'currencies']);
+const LOCAL_TABLES = new Set(['sync_state', 'currencies', 'read_model_meta']);
 
 export interface SyncProgress {
   table: string;
@@ -22,24 +23,37 @@ export interface SyncResult {
   rows: number;
   tables: number;
   dataAsOf: Date;
+  /** The position the copy corresponds to: the slot's consistent point, or the WAL position at the copy. */
+  lsn: string;
   elapsedMs: number;
 }
 
-interface ColumnInfo {
+export interface ColumnInfo {
   name: string;
   type: string;
 }
 
+export interface FullSyncOptions {
+  onProgress?: (progress: SyncProgress) => void;
+  tmpDir?: string;
+  /**
+   * Copy under the snapshot a replication slot exported at its creation, so the copy and
+   * the slot's stream meet exactly at `lsn` with no gap and no overlap.
+   */
+  slot?: { name: string; snapshotName: string; lsn: string };
+}
+
 /**
  * Copies every operational table into the read model from one consistent PostgreSQL
- * snapshot (REPEATABLE READ), staging each table as CSV written by COPY TO STDOUT and read
- * by DuckDB's CSV reader. All tables are replaced in one DuckDB transaction, together with
- * the sync position, so a reader sees the old read model or the new one, never a mix.
+ * snapshot (REPEATABLE READ, or the snapshot a new replication slot exported), staging each
+ * table as CSV written by COPY TO STDOUT and read by DuckDB's CSV reader. All tables are
+ * replaced in one DuckDB transaction, together with the sync position, so a reader sees the
+ * old read model or the new one, never a mix.
  */
 export async function fullSync(
   pool: pg.Pool,
   readModel: ReadModel,
-  options: { onProgress?: (progress: SyncProgress) => void; tmpDir?: string } = {},
+  options: FullSyncOptions = {},
 ): Promise<SyncResult> {
   const started = Date.now();
   const dir = await mkdtemp(path.join(options.tmpDir ?? tmpdir(), 'ledgerline-sync-'));
@@ -48,10 +62,15 @@ export async function fullSync(
   try {
     const tables = await readModelTables(duck);
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    if (options.slot)
+      await client.query(
+        `SET TRANSACTION SNAPSHOT '${options.slot.snapshotName.replace(/'/g, "''")}'`,
+      );
     const position = await client.query<{ as_of: Date; lsn: string; system_id: string }>(
       `SELECT now() AS as_of, pg_current_wal_lsn()::text AS lsn, (SELECT system_identifier::text FROM pg_control_system()) AS system_id`,
     );
-    const { as_of: asOf, lsn, system_id: systemId } = position.rows[0]!;
+    const { as_of: asOf, lsn: walLsn, system_id: systemId } = position.rows[0]!;
+    const lsn = options.slot?.lsn ?? walLsn;
 
     const staged: { table: string; file: string; columns: ColumnInfo[] }[] = [];
     for (const [table, columns] of tables) {
@@ -68,8 +87,13 @@ export async function fullSync(
     let rows = 0;
     await duck.run('BEGIN TRANSACTION');
     try {
+      const previous = await readSyncState(duck);
       for (const [index, { table, file, columns }] of staged.entries()) {
         await duck.run(`DELETE FROM ${table}`);
+        if ((await stat(file)).size === 0) {
+          options.onProgress?.({ table, tables: staged.length, done: index + 1, rows });
+          continue;
+        }
         const types = columns.map((c) => `'${c.name}': '${csvType(c.type)}'`).join(', ');
         const values = columns
           .map((c) => (c.type.endsWith('[]') ? `CAST(${c.name} AS ${c.type})` : c.name))
@@ -80,17 +104,20 @@ export async function fullSync(
         rows += Number(result.rowsChanged);
         options.onProgress?.({ table, tables: staged.length, done: index + 1, rows });
       }
-      await duck.run('DELETE FROM sync_state');
-      await duck.run(
-        `INSERT INTO sync_state VALUES (1, $system, $asOf::TIMESTAMPTZ, $lsn, now(), coalesce((SELECT max(full_loads) FROM sync_state), 0) + 1, $rows)`,
-        { system: systemId, asOf: asOf.toISOString(), lsn, rows },
-      );
+      await writeSyncState(duck, {
+        sourceSystemId: systemId,
+        dataAsOf: asOf,
+        sourceLsn: lsn,
+        slotName: options.slot?.name ?? null,
+        fullLoads: (previous?.fullLoads ?? 0) + 1,
+        rowsLoaded: BigInt(rows),
+      });
       await duck.run('COMMIT');
     } catch (error) {
       await duck.run('ROLLBACK').catch(() => undefined);
       throw error;
     }
-    return { rows, tables: staged.length, dataAsOf: asOf, elapsedMs: Date.now() - started };
+    return { rows, tables: staged.length, dataAsOf: asOf, lsn, elapsedMs: Date.now() - started };
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
@@ -102,7 +129,7 @@ export async function fullSync(
 }
 
 /** The copied tables and their columns, read from the read model's own schema (sql/duckdb/tables.sql). */
-async function readModelTables(duck: DuckDBConnection): Promise<Map<string, ColumnInfo[]>> {
+export async function readModelTables(duck: DuckDBConnection): Promise<Map<string, ColumnInfo[]>> {
   const reader = await duck.runAndReadAll(
     `SELECT table_name, column_name, data_type FROM information_schema.columns
      WHERE table_schema = 'main' AND table_name IN (SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE')

@@ -1,0 +1,484 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type pg from 'pg';
+import { LogicalReplicationService, type Pgoutput } from 'pg-logical-replication';
+import type { ReadModel } from '../readmodel/read-model.ts';
+import type { ReadModelStatus } from '../readmodel/read-model-status.ts';
+import { ChangeBuffer, type Change } from './apply-changes.ts';
+import { fullSync, readModelTables, type ColumnInfo, type SyncProgress } from './full-sync.ts';
+import { formatLsn, parseLsn, ZERO_LSN, type Lsn } from './lsn.ts';
+import { RawPgoutputPlugin } from './replication/raw-pgoutput-plugin.ts';
+import {
+  createSlotWithSnapshot,
+  dropSlot,
+  newSlotName,
+  PUBLICATION,
+  replicationUnavailable,
+  slotExists,
+} from './replication/slot.ts';
+import { readSyncState, writeSyncState, type SyncState } from './sync-state.ts';
+
+export interface SyncServiceOptions {
+  pool: pg.Pool;
+  /** Connection string of the store, for the replication connection. */
+  url: string;
+  readModel: ReadModel;
+  status: ReadModelStatus;
+  log?: (line: string) => void;
+  onProgress?: (progress: SyncProgress) => void;
+  /** Changes held in memory before they are written into the open DuckDB transaction. */
+  flushRows?: number;
+  /** Commit to DuckDB at least this often while changes stream in (ms). */
+  commitIntervalMs?: number;
+}
+
+/** What /metrics and /healthz report. */
+export interface SyncMetrics {
+  mode: 'replication' | 'copy' | 'starting';
+  appliedLsn: string;
+  rowsApplied: number;
+  batchesApplied: number;
+  fullLoads: number;
+  lastError: string | null;
+  lastErrorAt: Date | null;
+  lastCommitAt: Date | null;
+}
+
+type Inbound =
+  | { kind: 'begin' }
+  | { kind: 'change'; change: Change }
+  | { kind: 'commit'; endLsn: Lsn; commitTime: Date }
+  | { kind: 'keepalive'; lsn: Lsn; reply: boolean };
+
+// Stop reading from PostgreSQL past this many queued messages, go on below the second.
+const QUEUE_HIGH = 100_000;
+const QUEUE_LOW = 20_000;
+
+/**
+ * Keeps the DuckDB read model equal to PostgreSQL by logical replication.
+ *
+ * - First load: a slot is created with an exported snapshot and every table is copied under
+ *   that snapshot, so the copy and the stream meet at the slot's consistent point.
+ * - Streaming: changes of committed transactions are folded per key and written into an
+ *   open DuckDB transaction; the DuckDB commit carries the LSN of the last PostgreSQL commit
+ *   it covers (sync_state), and only after it is PostgreSQL told that position. A crash at
+ *   any point leaves DuckDB at a committed position from which the slot replays the rest.
+ * - Readers never wait: DuckDB gives each reader the last committed state.
+ */
+export class SyncService {
+  readonly metrics: SyncMetrics = {
+    mode: 'starting',
+    appliedLsn: formatLsn(ZERO_LSN),
+    rowsApplied: 0,
+    batchesApplied: 0,
+    fullLoads: 0,
+    lastError: null,
+    lastErrorAt: null,
+    lastCommitAt: null,
+  };
+
+  private duck?: DuckDBConnection;
+  private tables = new Map<string, ColumnInfo[]>();
+  private state?: SyncState;
+  private replication?: LogicalReplicationService;
+  private queue: Inbound[] = [];
+  private paused = false;
+  private working = false;
+  private inTransaction = false;
+  private stopped = false;
+  private recovering = false;
+  private keepaliveTimer?: NodeJS.Timeout;
+  private applied: Lsn = ZERO_LSN;
+  private waiters: { lsn: Lsn; resolve: () => void }[] = [];
+  private streamEnded?: Promise<void>;
+
+  // The DuckDB transaction being filled: changes of complete PostgreSQL transactions.
+  private readonly buffer = new ChangeBuffer();
+  private duckOpen = false;
+  private pending: { endLsn: Lsn; commitTime: Date; rows: number } | undefined;
+  private firstPendingAt = 0;
+
+  constructor(private readonly options: SyncServiceOptions) {}
+
+  /** Loads the read model when it has no usable position, then streams until stopped. */
+  async start(): Promise<void> {
+    await this.prepare();
+    if (this.metrics.mode === 'replication') await this.stream();
+  }
+
+  /** Brings the read model up to the store's position at the time of the call, then stops. */
+  async catchUp(): Promise<void> {
+    await this.prepare();
+    if (this.metrics.mode !== 'replication') return;
+    const target = await this.currentWalLsn();
+    await this.stream();
+    await this.waitFor(formatLsn(target));
+    await this.stop();
+  }
+
+  /** Resolves once every change committed at or before `lsn` is visible in the read model. */
+  async waitFor(lsnText: string): Promise<void> {
+    const lsn = parseLsn(lsnText);
+    if (this.metrics.mode === 'copy') {
+      await this.copyAll();
+      return;
+    }
+    if (this.applied >= lsn) return;
+    const reached = new Promise<void>((resolve) => this.waiters.push({ lsn, resolve }));
+    // With nothing else to stream, the server only moves us on when it sends a keepalive:
+    // ask for one now and every few milliseconds while someone waits.
+    await this.requestKeepalive();
+    this.keepaliveTimer ??= setInterval(() => {
+      if (this.waiters.length === 0) {
+        clearInterval(this.keepaliveTimer);
+        this.keepaliveTimer = undefined;
+      } else {
+        this.requestKeepalive().catch(() => undefined);
+      }
+    }, 20);
+    await reached;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.keepaliveTimer);
+    await this.replication?.stop().catch(() => undefined);
+    await this.streamEnded?.catch(() => undefined);
+    if (this.duckOpen) {
+      await this.duck?.run('ROLLBACK').catch(() => undefined);
+      this.duckOpen = false;
+    }
+    this.duck?.closeSync();
+    this.duck = undefined;
+  }
+
+  private async prepare(): Promise<void> {
+    this.duck = await this.options.readModel.connect();
+    this.tables = await readModelTables(this.duck);
+    const reason = await replicationUnavailable(this.options.pool);
+    if (reason !== undefined) {
+      this.options.log?.(
+        `sync: logical replication is not available (${reason}); copying the whole store instead`,
+      );
+      this.metrics.mode = 'copy';
+      await this.copyAll();
+      return;
+    }
+    this.metrics.mode = 'replication';
+    const state = await readSyncState(this.duck);
+    const systemId = await this.systemId();
+    const usable =
+      state !== undefined &&
+      state.slotName !== null &&
+      state.sourceLsn !== null &&
+      state.sourceSystemId === systemId &&
+      (await slotExists(this.options.pool, state.slotName));
+    if (usable) {
+      this.state = state;
+    } else {
+      if (state?.slotName)
+        this.options.log?.(`sync: slot ${state.slotName} is gone; rebuilding the read model`);
+      await this.initialLoad(state?.slotName ?? null);
+    }
+    this.applied = parseLsn(this.state!.sourceLsn!);
+    this.metrics.appliedLsn = formatLsn(this.applied);
+    this.options.status.dataAsOf = this.state!.dataAsOf;
+  }
+
+  private async initialLoad(previousSlot: string | null): Promise<void> {
+    const slot = await createSlotWithSnapshot(this.options.url, newSlotName());
+    try {
+      const result = await fullSync(this.options.pool, this.options.readModel, {
+        slot: { name: slot.name, snapshotName: slot.snapshotName, lsn: slot.lsn },
+        ...(this.options.onProgress ? { onProgress: this.options.onProgress } : {}),
+      });
+      this.options.log?.(
+        `sync: loaded ${result.rows.toLocaleString('en-US')} rows in ${(result.elapsedMs / 1000).toFixed(1)} s`,
+      );
+    } catch (error) {
+      await slot.release();
+      await dropSlot(this.options.pool, slot.name).catch(() => undefined);
+      throw error;
+    }
+    await slot.release();
+    if (previousSlot) await dropSlot(this.options.pool, previousSlot).catch(() => undefined);
+    this.state = await readSyncState(this.duck!);
+    this.metrics.fullLoads++;
+  }
+
+  private async copyAll(): Promise<void> {
+    const result = await fullSync(
+      this.options.pool,
+      this.options.readModel,
+      this.options.onProgress ? { onProgress: this.options.onProgress } : {},
+    );
+    this.options.status.dataAsOf = result.dataAsOf;
+    this.metrics.fullLoads++;
+    this.metrics.appliedLsn = result.lsn;
+  }
+
+  private async stream(): Promise<void> {
+    const replication = new LogicalReplicationService(
+      { connectionString: this.options.url },
+      // Never acknowledged by the library: only a position DuckDB has committed is confirmed.
+      { acknowledge: { auto: false, timeoutSeconds: 0 }, flowControl: { enabled: false } },
+    );
+    this.replication = replication;
+    replication.on('data', (_lsn: string, message: Pgoutput.Message) => this.receive(message));
+    replication.on('heartbeat', (lsn: string, _time: number, reply: boolean) =>
+      this.enqueue({ kind: 'keepalive', lsn: parseLsn(lsn), reply }),
+    );
+    replication.on('error', (error: Error) => this.fail(error));
+    const plugin = new RawPgoutputPlugin({ protoVersion: 1, publicationNames: [PUBLICATION] });
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    replication.once('start', () => started());
+    this.streamEnded = replication
+      .subscribe(plugin, this.state!.slotName!, formatLsn(this.applied))
+      .then(
+        () => undefined,
+        (error: unknown) => this.fail(error),
+      );
+    await Promise.race([running, this.streamEnded]);
+  }
+
+  private receive(message: Pgoutput.Message): void {
+    switch (message.tag) {
+      case 'begin':
+        this.enqueue({ kind: 'begin' });
+        return;
+      case 'insert':
+        this.enqueue({
+          kind: 'change',
+          change: { op: 'upsert', table: message.relation.name, row: message.new },
+        });
+        return;
+      case 'update':
+        // The old row (REPLICA IDENTITY FULL) says which key to drop: an update may change it.
+        if (message.old)
+          this.enqueue({
+            kind: 'change',
+            change: { op: 'delete', table: message.relation.name, row: message.old },
+          });
+        this.enqueue({
+          kind: 'change',
+          change: { op: 'upsert', table: message.relation.name, row: message.new },
+        });
+        return;
+      case 'delete':
+        this.enqueue({
+          kind: 'change',
+          change: {
+            op: 'delete',
+            table: message.relation.name,
+            row: (message.old ?? message.key)!,
+          },
+        });
+        return;
+      case 'truncate':
+        for (const relation of message.relations)
+          this.enqueue({ kind: 'change', change: { op: 'truncate', table: relation.name } });
+        return;
+      case 'commit':
+        this.enqueue({
+          kind: 'commit',
+          endLsn: parseLsn(message.commitEndLsn!),
+          commitTime: pgTimestamp(message.commitTime),
+        });
+        return;
+      case 'relation':
+      case 'type':
+      case 'origin':
+      case 'message':
+        return;
+    }
+  }
+
+  private enqueue(item: Inbound): void {
+    this.queue.push(item);
+    if (!this.paused && this.queue.length > QUEUE_HIGH) {
+      this.paused = true;
+      this.socket()?.pause();
+    }
+    void this.work();
+  }
+
+  /** One worker drains the queue in order; PostgreSQL's order is the order of application. */
+  private async work(): Promise<void> {
+    if (this.working) return;
+    this.working = true;
+    try {
+      while (this.queue.length > 0 && !this.stopped) {
+        const item = this.queue.shift()!;
+        if (this.paused && this.queue.length < QUEUE_LOW) {
+          this.paused = false;
+          this.socket()?.resume();
+        }
+        await this.handle(item);
+        // Commit when the queue runs dry (low latency) or the batch is old or large (throughput).
+        if (
+          this.pending &&
+          !this.inTransaction &&
+          (this.queue.length === 0 ||
+            Date.now() - this.firstPendingAt > (this.options.commitIntervalMs ?? 200))
+        ) {
+          await this.commit();
+        }
+      }
+    } catch (error) {
+      this.fail(error);
+    } finally {
+      this.working = false;
+    }
+  }
+
+  private async handle(item: Inbound): Promise<void> {
+    switch (item.kind) {
+      case 'begin':
+        this.inTransaction = true;
+        return;
+      case 'change':
+        if (item.change.op === 'truncate') {
+          await this.flush();
+          await this.duck!.run(`DELETE FROM ${item.change.table}`);
+        } else {
+          this.buffer.add(item.change);
+          if (this.buffer.size >= (this.options.flushRows ?? 50_000)) await this.flush();
+        }
+        if (this.pending === undefined) this.firstPendingAt = Date.now();
+        this.pending ??= { endLsn: this.applied, commitTime: this.state!.dataAsOf, rows: 0 };
+        this.pending.rows++;
+        return;
+      case 'commit':
+        this.inTransaction = false;
+        if (this.pending === undefined) this.firstPendingAt = Date.now();
+        this.pending = {
+          endLsn: item.endLsn,
+          commitTime: item.commitTime,
+          rows: this.pending?.rows ?? 0,
+        };
+        return;
+      case 'keepalive':
+        // Everything before a keepalive has been received; with nothing half-applied, its
+        // position is ours too (this is how an idle slot keeps moving and frees WAL).
+        if (!this.inTransaction && this.pending === undefined && item.lsn > this.applied) {
+          this.advance(item.lsn);
+          await this.confirm();
+        } else if (item.reply) {
+          await this.confirm();
+        }
+        return;
+    }
+  }
+
+  /** Writes buffered changes into the open DuckDB transaction (opening it when needed). */
+  private async flush(): Promise<void> {
+    if (!this.duckOpen) {
+      await this.duck!.run('BEGIN TRANSACTION');
+      this.duckOpen = true;
+    }
+    if (this.buffer.size > 0) await this.buffer.flush(this.duck!, this.tables);
+  }
+
+  private async commit(): Promise<void> {
+    const batch = this.pending!;
+    await this.flush();
+    const state: SyncState = {
+      ...this.state!,
+      sourceLsn: formatLsn(batch.endLsn),
+      dataAsOf: batch.commitTime,
+    };
+    await writeSyncState(this.duck!, state);
+    await this.duck!.run('COMMIT');
+    this.duckOpen = false;
+    this.pending = undefined;
+    this.state = state;
+    this.options.status.dataAsOf = state.dataAsOf;
+    this.metrics.rowsApplied += batch.rows;
+    this.metrics.batchesApplied++;
+    this.metrics.lastCommitAt = new Date();
+    this.advance(batch.endLsn);
+    await this.confirm();
+  }
+
+  private advance(lsn: Lsn): void {
+    if (lsn <= this.applied) return;
+    this.applied = lsn;
+    this.metrics.appliedLsn = formatLsn(lsn);
+    const due = this.waiters.filter((w) => w.lsn <= lsn);
+    this.waiters = this.waiters.filter((w) => w.lsn > lsn);
+    for (const w of due) w.resolve();
+  }
+
+  /** Tells PostgreSQL the position DuckDB holds, so the slot may free WAL before it. */
+  private async confirm(ping = false): Promise<void> {
+    // The library reports `lsn + 1` as flushed; the position to report is the commit's end
+    // itself (a later transaction may start exactly there), so hand it one byte less.
+    if (this.applied > 0n) await this.replication?.acknowledge(formatLsn(this.applied - 1n), ping);
+  }
+
+  private async requestKeepalive(): Promise<void> {
+    await this.confirm(true);
+  }
+
+  private socket(): { pause(): void; resume(): void } | undefined {
+    // pg-logical-replication offers no pause without its own acknowledgements; its
+    // connection's socket is the one place to apply backpressure.
+    return (
+      this.replication as unknown as {
+        _connection?: { stream?: { pause(): void; resume(): void } };
+      }
+    )?._connection?.stream;
+  }
+
+  /**
+   * Any failure (connection lost, slot dropped, a DuckDB error) abandons what is not
+   * committed and starts again from the committed position, after a pause; a lost slot
+   * makes prepare() rebuild the read model.
+   */
+  private fail(error: unknown): void {
+    if (this.stopped || this.recovering) return;
+    this.metrics.lastError = error instanceof Error ? error.message : String(error);
+    this.metrics.lastErrorAt = new Date();
+    this.options.log?.(
+      `sync: ${this.metrics.lastError}; restarting from ${formatLsn(this.applied)}`,
+    );
+    this.recovering = true;
+    void (async () => {
+      await this.replication?.stop().catch(() => undefined);
+      this.queue = [];
+      this.paused = false;
+      this.inTransaction = false;
+      this.pending = undefined;
+      this.buffer.clear();
+      if (this.duckOpen) await this.duck?.run('ROLLBACK').catch(() => undefined);
+      this.duckOpen = false;
+      this.duck?.closeSync();
+      this.duck = undefined;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      this.recovering = false;
+      if (this.stopped) return;
+      await this.start().catch((e: unknown) => this.fail(e));
+    })();
+  }
+
+  private async systemId(): Promise<string> {
+    const result = await this.options.pool.query<{ id: string }>(
+      'SELECT system_identifier::text AS id FROM pg_control_system()',
+    );
+    return result.rows[0]!.id;
+  }
+
+  /** The end of WAL inserted so far: past every commit made before (also asynchronous ones). */
+  private async currentWalLsn(): Promise<Lsn> {
+    const result = await this.options.pool.query<{ lsn: string }>(
+      'SELECT pg_current_wal_insert_lsn()::text AS lsn',
+    );
+    return parseLsn(result.rows[0]!.lsn);
+  }
+}
+
+/** pgoutput commit time: microseconds since 2000-01-01 UTC. */
+function pgTimestamp(micros: unknown): Date {
+  // The library types it as the BigInt wrapper; it is a bigint.
+  return new Date(946_684_800_000 + Number(BigInt(String(micros)) / 1000n));
+}

@@ -1,0 +1,56 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+
+/** Where the read model stands, kept in DuckDB beside the rows it describes. */
+export interface SyncState {
+  /** PostgreSQL system identifier: a read model of another cluster must be rebuilt. */
+  sourceSystemId: string;
+  /** Commit time of the newest change applied (or of the snapshot a load copied). */
+  dataAsOf: Date;
+  /** Every change committed at or before this LSN is applied. */
+  sourceLsn: string | null;
+  /** The replication slot followed; null after a plain copy with no slot. */
+  slotName: string | null;
+  fullLoads: number;
+  rowsLoaded: bigint;
+}
+
+export async function readSyncState(duck: DuckDBConnection): Promise<SyncState | undefined> {
+  const reader = await duck.runAndReadAll(
+    `SELECT source_system_id, strftime(data_as_of AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%S.%gZ'), source_lsn, slot_name, full_loads, rows_loaded
+     FROM sync_state LIMIT 1`,
+  );
+  const row = reader.getRows()[0];
+  if (!row) return undefined;
+  const [system, asOf, lsn, slot, loads, rows] = row as [
+    string,
+    string,
+    string | null,
+    string | null,
+    number,
+    bigint,
+  ];
+  return {
+    sourceSystemId: system,
+    dataAsOf: new Date(asOf),
+    sourceLsn: lsn,
+    slotName: slot,
+    fullLoads: loads,
+    rowsLoaded: rows,
+  };
+}
+
+/** Replaces the state; call it inside the DuckDB transaction that applies the rows it covers. */
+export async function writeSyncState(duck: DuckDBConnection, state: SyncState): Promise<void> {
+  await duck.run('DELETE FROM sync_state');
+  await duck.run(
+    `INSERT INTO sync_state VALUES (1, $system, $asOf::TIMESTAMPTZ, $lsn, $slot, now(), $loads, $rows)`,
+    {
+      system: state.sourceSystemId,
+      asOf: state.dataAsOf.toISOString(),
+      lsn: state.sourceLsn,
+      slot: state.slotName,
+      loads: state.fullLoads,
+      rows: state.rowsLoaded,
+    },
+  );
+}

@@ -1,0 +1,133 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openReadModel, type ReadModel } from '../src/readmodel/read-model.ts';
+import { ReadModelStatus } from '../src/readmodel/read-model-status.ts';
+import { importSnapshot } from '../src/snapshot/import.ts';
+import { readSnapshot } from '../src/snapshot/read-snapshot.ts';
+import { createPool } from '../src/store/database.ts';
+import { SyncService } from '../src/sync/sync-service.ts';
+import { readSyncState } from '../src/sync/sync-state.ts';
+import { snapshotBoth } from './support/compare-read-model.ts';
+import { createTestDatabase } from './support/databases.ts';
+import { ids, smallSnapshot } from './support/small-snapshot.ts';
+import { writeFile, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+describe('read-model sync by logical replication', () => {
+  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  let pool: pg.Pool;
+  let readModel: ReadModel;
+  let duck: DuckDBConnection;
+  const status = new ReadModelStatus();
+  const services: SyncService[] = [];
+
+  const service = () => {
+    const s = new SyncService({ pool, url: db.url, readModel, status });
+    services.push(s);
+    return s;
+  };
+  const currentLsn = async () =>
+    (await pool.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn')).rows[0]!
+      .lsn;
+  const expectEqual = async () => {
+    const { store, readModel: copy } = await snapshotBoth(pool, duck);
+    for (const table of Object.keys(store)) expect(copy[table], table).toEqual(store[table]);
+  };
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    pool = createPool(db.url);
+    readModel = await openReadModel(':memory:');
+    duck = await readModel.connect();
+    const dir = await mkdtemp(path.join(tmpdir(), 'll-sync-'));
+    await writeFile(path.join(dir, 's.json'), JSON.stringify(smallSnapshot()));
+    await importSnapshot(pool, readSnapshot(path.join(dir, 's.json')));
+  });
+  afterAll(async () => {
+    for (const s of services) await s.stop();
+    await pool.query(
+      'SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = current_database() AND NOT active',
+    );
+    duck.closeSync();
+    readModel.close();
+    await pool.end();
+    await db.drop();
+  });
+
+  it('loads the store under the slot snapshot, then follows inserts, updates and deletes', async () => {
+    const sync = service();
+    await sync.start();
+    await expectEqual();
+    expect((await readSyncState(duck))?.slotName).toMatch(/^ledgerline_/);
+
+    await pool.query(
+      "UPDATE time_entries SET note = 'Moved', duration_seconds = 7200 WHERE id = $1",
+      [ids.entry2],
+    );
+    await pool.query(
+      "INSERT INTO fx_rates (id, workspace_id, from_currency, to_currency, effective_from, rate) VALUES ('c0000000-0000-4000-8000-000000000002', $1, 'GBP', 'EUR', '2026-01-01', 1.1600000001)",
+      [ids.workspace],
+    );
+    await pool.query('DELETE FROM payee_credits WHERE id = $1', [ids.credit]);
+    await sync.waitFor(await currentLsn());
+    await expectEqual();
+  });
+
+  it('applies one transaction across many tables, a delete then re-insert of one id, and a key change', async () => {
+    const sync = services[0]!;
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query("UPDATE projects SET name = 'Website v2' WHERE id = $1", [ids.project]);
+      await client.query('DELETE FROM time_entries WHERE id = $1', [ids.entry2]);
+      await client.query(
+        "INSERT INTO time_entries (id, workspace_id, user_id, project_id, entry_date, duration_seconds, note) VALUES ($1, $2, $3, $4, '2026-11-01', 60, 'Back again')",
+        [ids.entry2, ids.workspace, ids.owner, ids.project],
+      );
+      await client.query(
+        'UPDATE project_members SET user_id = $1 WHERE project_id = $2 AND user_id = $3',
+        [ids.admin, ids.project, ids.owner],
+      );
+      await client.query("UPDATE tasks SET tags = ARRAY['a,b', 'say \"hi\"'] WHERE id = $1", [
+        ids.task,
+      ]);
+      await client.query('COMMIT');
+    } finally {
+      client.release();
+    }
+    await sync.waitFor(await currentLsn());
+    await expectEqual();
+  });
+
+  it('catches up after a stop, from the slot, without a new load', async () => {
+    await services[0]!.stop();
+    const loadsBefore = (await readSyncState(duck))!.fullLoads;
+    await pool.query("UPDATE clients SET notes = 'while the sync was down' WHERE id = $1", [
+      ids.client,
+    ]);
+    await pool.query(
+      "UPDATE time_entries SET entry_date = '2026-12-01', user_id = $1 WHERE id = $2",
+      [ids.member, ids.entry1],
+    );
+    const sync = service();
+    await sync.catchUp();
+    await expectEqual();
+    expect((await readSyncState(duck))!.fullLoads).toBe(loadsBefore);
+  });
+
+  it('rebuilds by itself when its slot is lost', async () => {
+    const lost = (await readSyncState(duck))!.slotName!;
+    await pool.query('SELECT pg_drop_replication_slot($1)', [lost]);
+    await pool.query("UPDATE users SET name = 'Renamed' WHERE id = $1 AND workspace_id = $2", [
+      ids.owner,
+      ids.workspace,
+    ]);
+    const sync = service();
+    await sync.catchUp();
+    await expectEqual();
+    const state = (await readSyncState(duck))!;
+    expect(state.slotName).not.toBe(lost);
+  });
+});
