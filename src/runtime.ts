@@ -11,6 +11,8 @@ import type { Database } from './store/schema.ts';
 
 export interface Runtime {
   config: Config;
+  /** Connection string of the store (the replication connection needs it). */
+  url: string;
   pool: pg.Pool;
   db: Kysely<Database>;
   /** Closes everything this runtime opened, in reverse order. Safe to call twice. */
@@ -48,7 +50,7 @@ export async function openStore(
     await close();
     throw error;
   }
-  return { config, pool, db, close };
+  return { config, url, pool, db, close };
 }
 
 export function readModelFile(config: Config): string {

@@ -5,7 +5,8 @@ import { openReadModel, type ReadModel } from '../src/readmodel/read-model.ts';
 import { ReadModelStatus } from '../src/readmodel/read-model-status.ts';
 import { importSnapshot } from '../src/snapshot/import.ts';
 import { readSnapshot } from '../src/snapshot/read-snapshot.ts';
-import { createPool } from '../src/store/database.ts';
+import { buildApp } from '../src/http/app.ts';
+import { createKysely, createPool } from '../src/store/database.ts';
 import { SyncService } from '../src/sync/sync-service.ts';
 import { readSyncState } from '../src/sync/sync-state.ts';
 import { snapshotBoth } from './support/compare-read-model.ts';
@@ -115,6 +116,40 @@ describe('read-model sync by logical replication', () => {
     await sync.catchUp();
     await expectEqual();
     expect((await readSyncState(duck))!.fullLoads).toBe(loadsBefore);
+  });
+
+  it('reports health and Prometheus metrics, and lets a write wait for the read model', async () => {
+    const running = service();
+    await running.start();
+    const app = await buildApp({
+      db: createKysely(pool),
+      readModel,
+      status,
+      tokenEnv: 'test',
+      sync: running,
+    });
+    try {
+      const health = await app.inject({ method: 'GET', url: '/healthz' });
+      expect(health.statusCode).toBe(200);
+      expect(health.json()).toMatchObject({
+        status: 'ok',
+        sync: { mode: 'replication', lastError: null },
+      });
+      await pool.query("UPDATE clients SET name = 'Globex Corp' WHERE id = $1", [ids.client]);
+      const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+      expect(metrics).toMatch(/^ledgerline_sync_lag_bytes \d+$/m);
+      expect(metrics).toMatch(/^# TYPE ledgerline_sync_rows_applied_total counter$/m);
+      await running.waitFor(await currentLsn());
+      const name = await duck.runAndReadAll('SELECT name FROM clients');
+      expect(name.getRows()).toEqual([['Globex Corp']]);
+      const after = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+      expect(
+        Number(/^ledgerline_sync_rows_applied_total (\d+)$/m.exec(after)?.[1]),
+      ).toBeGreaterThan(0);
+    } finally {
+      await app.close();
+      await running.stop();
+    }
   });
 
   it('rebuilds by itself when its slot is lost', async () => {

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../http/app.ts';
 import type { ReadModelRuntime } from '../runtime.ts';
-import { fullSync } from '../sync/full-sync.ts';
-import { info } from './output.ts';
+import { SyncService } from '../sync/sync-service.ts';
+import { info, progressLine } from './output.ts';
 
 /**
  * Serves the API: listens at once (reports answer 503 until the first sync has finished
@@ -14,16 +14,19 @@ export async function serve(
   onListening?: (url: string) => void,
 ): Promise<FastifyInstance> {
   const { config } = runtime;
+  const sync = createSyncService(runtime);
   const app = await buildApp({
     db: runtime.db,
     readModel: runtime.readModel,
     status: runtime.status,
     tokenEnv: config.tokenEnv,
     logLevel: config.logLevel,
+    sync,
   });
   const shutdown = async (signal: string) => {
     info(`${signal}: shutting down`);
     await app.close();
+    await sync.stop();
     await runtime.close();
     process.exit(0);
   };
@@ -33,20 +36,35 @@ export async function serve(
   await app.listen({ host: config.host, port: config.port });
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   info(`Listening on ${url} (tokens of env "${config.tokenEnv}")`);
-  await syncNow(runtime);
+  // Runs for the life of the server: the first load (when the read model has none), then
+  // every committed change as it streams in.
+  await sync.start();
   onListening?.(url);
   return app;
 }
 
-export async function syncNow(runtime: ReadModelRuntime): Promise<void> {
-  const result = await fullSync(runtime.pool, runtime.readModel, {
-    onProgress: (p) => {
-      if (p.done === p.tables || p.done % 5 === 0)
-        info(`sync: ${p.done}/${p.tables} tables, ${p.rows.toLocaleString('en-US')} rows`);
-    },
+/** The sync of a runtime, reporting progress on stderr. */
+export function createSyncService(runtime: ReadModelRuntime): SyncService {
+  const started = Date.now();
+  return new SyncService({
+    pool: runtime.pool,
+    url: runtime.url,
+    readModel: runtime.readModel,
+    status: runtime.status,
+    log: info,
+    onProgress: (p) =>
+      info(
+        `${progressLine('sync: rows', p.rows, started)}, table ${p.done}/${p.tables} ${p.table}`,
+      ),
   });
-  runtime.status.dataAsOf = result.dataAsOf;
+}
+
+/** `npm run cli -- sync`: brings the read model up to the store's current position and returns. */
+export async function syncNow(runtime: ReadModelRuntime): Promise<void> {
+  const sync = createSyncService(runtime);
+  const started = Date.now();
+  await sync.catchUp();
   info(
-    `sync: ${result.rows.toLocaleString('en-US')} rows in ${(result.elapsedMs / 1000).toFixed(1)} s; data as of ${result.dataAsOf.toISOString()}`,
+    `sync: up to date at ${sync.metrics.appliedLsn} in ${((Date.now() - started) / 1000).toFixed(1)} s (${sync.metrics.rowsApplied.toLocaleString('en-US')} changes streamed, ${sync.metrics.fullLoads} full load${sync.metrics.fullLoads === 1 ? '' : 's'}); data as of ${runtime.status.dataAsOf?.toISOString() ?? '-'}`,
   );
 }

@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { ReadModel } from '../readmodel/read-model.ts';
 import type { ReadModelStatus } from '../readmodel/read-model-status.ts';
 import { registerPayoutSummaryRoute } from '../reports/payout-summary/payout-summary.route.ts';
 import type { Database, TokenEnv } from '../store/schema.ts';
 import { authenticate } from './auth.ts';
 import { readModelUnavailable, registerErrorHandling } from './errors.ts';
+import { registerHealthRoutes } from './health.route.ts';
 import { registerMeRoute } from './me.route.ts';
+import type { SyncService } from '../sync/sync-service.ts';
 
 export interface AppDependencies {
   db: Kysely<Database>;
@@ -16,6 +18,8 @@ export interface AppDependencies {
   status: ReadModelStatus;
   tokenEnv: TokenEnv;
   logLevel?: string;
+  /** The running sync, for /healthz and /metrics (absent in tests that sync by hand). */
+  sync?: SyncService;
 }
 
 /** What routes get: the stores, and a way to run a read against the read model. */
@@ -23,6 +27,11 @@ export interface RouteContext {
   db: Kysely<Database>;
   /** Runs `read` on a read-model connection; 503 until the first sync has finished. */
   read<T>(read: (connection: DuckDBConnection) => Promise<T>): Promise<T>;
+  /**
+   * For writes (read-your-writes, decisions 1): call after the write's transaction has
+   * committed; resolves once the read model shows it.
+   */
+  readModelCaughtUp(): Promise<void>;
 }
 
 export const API_PREFIX = '/api/v1';
@@ -59,7 +68,15 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
         connection.closeSync();
       }
     },
+    async readModelCaughtUp() {
+      if (!deps.sync) return;
+      const { rows } = await sql<{
+        lsn: string;
+      }>`SELECT pg_current_wal_insert_lsn()::text AS lsn`.execute(deps.db);
+      await deps.sync.waitFor(rows[0]!.lsn);
+    },
   };
+  registerHealthRoutes(app, { db: deps.db, status: deps.status, sync: deps.sync });
   await app.register(
     async (api) => {
       registerMeRoute(api, context);
