@@ -356,6 +356,12 @@ CREATE TABLE IF NOT EXISTS sync_state (
   rows_loaded BIGINT NOT NULL
 );
 
+-- Replication slots a first load created and had not yet recorded in sync_state: after a
+-- crash mid-load, the next start drops them so they do not hold WAL forever.
+CREATE TABLE IF NOT EXISTS sync_pending_slots (
+  slot_name VARCHAR NOT NULL
+);
+
 -- ISO 4217 minor units, filled from src/money/currencies.ts when the read model opens,
 -- so DuckDB and TypeScript round to the same scale.
 CREATE TABLE IF NOT EXISTS currencies (

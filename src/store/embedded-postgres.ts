@@ -95,6 +95,9 @@ function serverFlags(ephemeral: boolean): string[] {
     ['max_connections', '200'],
     ['shared_buffers', '256MB'],
     ['max_wal_size', '4GB'],
+    // A read model that stops following may hold back at most this much WAL; past it the
+    // slot is invalidated and the sync rebuilds the read model instead of filling the disk.
+    ['max_slot_wal_keep_size', '16GB'],
     ['TimeZone', 'UTC'],
   ];
   if (ephemeral)

@@ -7,10 +7,11 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import type { ReadModel } from '../readmodel/read-model.ts';
+import { faultPoint } from './fault-points.ts';
 import { readSyncState, writeSyncState } from './sync-state.ts';
 
 /** Tables of the read model that are not copies of operational tables. */
-const LOCAL_TABLES = new Set(['sync_state', 'currencies', 'read_model_meta']);
+const LOCAL_TABLES = new Set(['sync_state', 'sync_pending_slots', 'currencies', 'read_model_meta']);
 
 export interface SyncProgress {
   table: string;
@@ -81,6 +82,7 @@ export async function fullSync(
         createWriteStream(file),
       );
       staged.push({ table, file, columns });
+      faultPoint('initial-load:mid-copy');
     }
     await client.query('COMMIT');
 
@@ -102,6 +104,7 @@ export async function fullSync(
           `INSERT INTO ${table} SELECT ${values} FROM read_csv('${file.replace(/'/g, "''")}', header = false, allow_quoted_nulls = false, columns = {${types}})`,
         );
         rows += Number(result.rowsChanged);
+        faultPoint('initial-load:mid-apply');
         options.onProgress?.({ table, tables: staged.length, done: index + 1, rows });
       }
       await writeSyncState(duck, {

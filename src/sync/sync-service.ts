@@ -4,6 +4,7 @@ import { LogicalReplicationService, type Pgoutput } from 'pg-logical-replication
 import type { ReadModel } from '../readmodel/read-model.ts';
 import type { ReadModelStatus } from '../readmodel/read-model-status.ts';
 import { ChangeBuffer, type Change } from './apply-changes.ts';
+import { faultPoint } from './fault-points.ts';
 import { fullSync, readModelTables, type ColumnInfo, type SyncProgress } from './full-sync.ts';
 import { formatLsn, parseLsn, ZERO_LSN, type Lsn } from './lsn.ts';
 import { RawPgoutputPlugin } from './replication/raw-pgoutput-plugin.ts';
@@ -165,6 +166,7 @@ export class SyncService {
     }
     this.metrics.mode = 'replication';
     const state = await readSyncState(this.duck);
+    await this.dropAbandonedSlots(state?.slotName ?? null);
     const systemId = await this.systemId();
     const usable =
       state !== undefined &&
@@ -185,7 +187,11 @@ export class SyncService {
   }
 
   private async initialLoad(previousSlot: string | null): Promise<void> {
-    const slot = await createSlotWithSnapshot(this.options.url, newSlotName());
+    // Named in DuckDB before it exists: if this process dies before the load commits, the
+    // next start finds the name and drops the slot instead of leaving it to hold WAL forever.
+    const name = newSlotName();
+    await this.duck!.run('INSERT INTO sync_pending_slots VALUES ($name)', { name });
+    const slot = await createSlotWithSnapshot(this.options.url, name);
     try {
       const result = await fullSync(this.options.pool, this.options.readModel, {
         slot: { name: slot.name, snapshotName: slot.snapshotName, lsn: slot.lsn },
@@ -201,8 +207,20 @@ export class SyncService {
     }
     await slot.release();
     if (previousSlot) await dropSlot(this.options.pool, previousSlot).catch(() => undefined);
+    await this.duck!.run('DELETE FROM sync_pending_slots WHERE slot_name = $name', { name });
     this.state = await readSyncState(this.duck!);
     this.metrics.fullLoads++;
+  }
+
+  /** Slots of loads that never committed (the process died mid-load). */
+  private async dropAbandonedSlots(current: string | null): Promise<void> {
+    const pending = (
+      await this.duck!.runAndReadAll('SELECT slot_name FROM sync_pending_slots')
+    ).getRows();
+    for (const [name] of pending as [string][]) {
+      if (name !== current) await dropSlot(this.options.pool, name).catch(() => undefined);
+      await this.duck!.run('DELETE FROM sync_pending_slots WHERE slot_name = $name', { name });
+    }
   }
 
   private async copyAll(): Promise<void> {
@@ -373,6 +391,7 @@ export class SyncService {
   /** Writes buffered changes into the open DuckDB transaction (opening it when needed). */
   private async flush(): Promise<void> {
     if (!this.duckOpen) {
+      faultPoint('batch:before-write');
       await this.duck!.run('BEGIN TRANSACTION');
       this.duckOpen = true;
     }
@@ -388,6 +407,7 @@ export class SyncService {
       dataAsOf: batch.commitTime,
     };
     await writeSyncState(this.duck!, state);
+    faultPoint('batch:before-commit');
     await this.duck!.run('COMMIT');
     this.duckOpen = false;
     this.pending = undefined;
@@ -396,8 +416,10 @@ export class SyncService {
     this.metrics.rowsApplied += batch.rows;
     this.metrics.batchesApplied++;
     this.metrics.lastCommitAt = new Date();
+    faultPoint('batch:before-ack');
     this.advance(batch.endLsn);
     await this.confirm();
+    faultPoint('batch:after-ack');
   }
 
   private advance(lsn: Lsn): void {
