@@ -14,10 +14,14 @@ import { readSyncState, writeSyncState } from './sync-state.ts';
 const LOCAL_TABLES = new Set(['sync_state', 'sync_pending_slots', 'currencies', 'read_model_meta']);
 
 export interface SyncProgress {
+  /** Reading from PostgreSQL, or writing into DuckDB. */
+  phase: 'copy' | 'load';
   table: string;
   tables: number;
   done: number;
   rows: number;
+  /** PostgreSQL's estimate of the rows to copy, for an ETA. */
+  estimatedRows: number;
 }
 
 export interface SyncResult {
@@ -73,15 +77,30 @@ export async function fullSync(
     const { as_of: asOf, lsn: walLsn, system_id: systemId } = position.rows[0]!;
     const lsn = options.slot?.lsn ?? walLsn;
 
+    const estimate = await client.query<{ n: string | null }>(
+      'SELECT sum(greatest(reltuples, 0))::bigint::text AS n FROM pg_class WHERE oid = ANY($1::regclass[])',
+      [[...tables.keys()]],
+    );
+    const estimatedRows = Number(estimate.rows[0]?.n ?? 0);
+    let copied = 0;
     const staged: { table: string; file: string; columns: ColumnInfo[] }[] = [];
     for (const [table, columns] of tables) {
       const file = path.join(dir, `${table}.csv`);
       const select = columns.map((c) => pgExpression(c)).join(', ');
-      await pipeline(
-        client.query(copyTo(`COPY (SELECT ${select} FROM ${table}) TO STDOUT WITH (FORMAT csv)`)),
-        createWriteStream(file),
+      const source = client.query(
+        copyTo(`COPY (SELECT ${select} FROM ${table}) TO STDOUT WITH (FORMAT csv)`),
       );
+      await pipeline(source, createWriteStream(file));
+      copied += source.rowCount;
       staged.push({ table, file, columns });
+      options.onProgress?.({
+        phase: 'copy',
+        table,
+        tables: tables.size,
+        done: staged.length,
+        rows: copied,
+        estimatedRows,
+      });
       faultPoint('initial-load:mid-copy');
     }
     await client.query('COMMIT');
@@ -93,7 +112,14 @@ export async function fullSync(
       for (const [index, { table, file, columns }] of staged.entries()) {
         await duck.run(`DELETE FROM ${table}`);
         if ((await stat(file)).size === 0) {
-          options.onProgress?.({ table, tables: staged.length, done: index + 1, rows });
+          options.onProgress?.({
+            phase: 'load',
+            table,
+            tables: staged.length,
+            done: index + 1,
+            rows,
+            estimatedRows: copied,
+          });
           continue;
         }
         const types = columns.map((c) => `'${c.name}': '${csvType(c.type)}'`).join(', ');
@@ -105,7 +131,14 @@ export async function fullSync(
         );
         rows += Number(result.rowsChanged);
         faultPoint('initial-load:mid-apply');
-        options.onProgress?.({ table, tables: staged.length, done: index + 1, rows });
+        options.onProgress?.({
+          phase: 'load',
+          table,
+          tables: staged.length,
+          done: index + 1,
+          rows,
+          estimatedRows: copied,
+        });
       }
       await writeSyncState(duck, {
         sourceSystemId: systemId,

@@ -87,6 +87,7 @@ export class SyncService {
   private inTransaction = false;
   private stopped = false;
   private recovering = false;
+  private lastReport = { at: 0, rows: 0 };
   private keepaliveTimer?: NodeJS.Timeout;
   private applied: Lsn = ZERO_LSN;
   private waiters: { lsn: Lsn; resolve: () => void }[] = [];
@@ -416,10 +417,25 @@ export class SyncService {
     this.metrics.rowsApplied += batch.rows;
     this.metrics.batchesApplied++;
     this.metrics.lastCommitAt = new Date();
+    this.reportProgress();
     faultPoint('batch:before-ack');
     this.advance(batch.endLsn);
     await this.confirm();
     faultPoint('batch:after-ack');
+  }
+
+  /** While a backlog streams in, one line every few seconds: changes applied, rate, position. */
+  private reportProgress(): void {
+    const now = Date.now();
+    if (this.queue.length === 0 || now - this.lastReport.at < 5000) return;
+    const rate =
+      ((this.metrics.rowsApplied - this.lastReport.rows) * 1000) / (now - this.lastReport.at);
+    if (this.lastReport.at > 0) {
+      this.options.log?.(
+        `sync: ${this.metrics.rowsApplied.toLocaleString('en-US')} changes applied (${Math.round(rate).toLocaleString('en-US')}/s), at ${this.metrics.appliedLsn}, ${this.queue.length.toLocaleString('en-US')} queued`,
+      );
+    }
+    this.lastReport = { at: now, rows: this.metrics.rowsApplied };
   }
 
   private advance(lsn: Lsn): void {
