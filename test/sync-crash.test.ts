@@ -13,6 +13,7 @@ import type { FaultPoint } from '../src/sync/fault-points.ts';
 import { SyncService } from '../src/sync/sync-service.ts';
 import { snapshotBoth } from './support/compare-read-model.ts';
 import { createTestDatabase } from './support/databases.ts';
+import { restrictedRoleUrl } from './support/restricted-role.ts';
 import { ids, smallSnapshot } from './support/small-snapshot.ts';
 
 /** Runs the sync in a child process that kills itself with SIGKILL at `crashAt`. */
@@ -74,9 +75,10 @@ describe('a sync killed with SIGKILL resumes with nothing lost and nothing doubl
     for (const cleanup of cleanups.splice(0)) await cleanup();
   });
 
-  async function setUp() {
+  async function setUp(mode: 'replication' | 'change-log' = 'replication') {
     const db = await createTestDatabase();
-    const pool = createPool(db.url);
+    const url = mode === 'replication' ? db.url : await restrictedRoleUrl(db.url);
+    const pool = createPool(url);
     const dir = await mkdtemp(path.join(tmpdir(), 'll-crash-sync-'));
     cleanups.push(async () => {
       await pool.query(
@@ -89,7 +91,7 @@ describe('a sync killed with SIGKILL resumes with nothing lost and nothing doubl
     const snapshot = path.join(dir, 'small.json');
     await writeFile(snapshot, JSON.stringify(smallSnapshot()));
     await importSnapshot(pool, readSnapshot(snapshot));
-    return { url: db.url, pool, file: path.join(dir, 'read-model.duckdb') };
+    return { url, pool, file: path.join(dir, 'read-model.duckdb') };
   }
 
   it.each<FaultPoint>(['initial-load:mid-copy', 'initial-load:mid-apply'])(
@@ -122,4 +124,19 @@ describe('a sync killed with SIGKILL resumes with nothing lost and nothing doubl
     const { store, readModel } = await catchUpInProcess(pool, url, file);
     expect(readModel).toEqual(store);
   });
+
+  it.each<FaultPoint>(['initial-load:mid-apply', 'batch:before-commit', 'batch:before-ack'])(
+    'in change-log mode (%s)',
+    async (point) => {
+      const { url, pool, file } = await setUp('change-log');
+      if (point.startsWith('batch')) {
+        expect(await syncInChild(url, file)).toBe(0);
+        await changeThings(pool, 1);
+      }
+      expect(await syncInChild(url, file, point)).toBe('SIGKILL');
+      await changeThings(pool, 2);
+      const { store, readModel } = await catchUpInProcess(pool, url, file);
+      expect(readModel).toEqual(store);
+    },
+  );
 });

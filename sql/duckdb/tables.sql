@@ -344,13 +344,16 @@ CREATE TABLE IF NOT EXISTS fx_rates (
 -- Where the read model stands: one row. Written in the same DuckDB transaction as the rows
 -- it covers, so a reader never sees rows without their position or the reverse.
 -- source_lsn: every change committed at or before it is applied (logical replication);
--- slot_name: the replication slot this read model follows (NULL after a plain copy).
+-- slot_name: the replication slot this read model follows (NULL after a plain copy);
+-- source_snapshot: the PostgreSQL snapshot (pg_snapshot text) whose committed transactions
+-- are all applied (change-log mode).
 CREATE TABLE IF NOT EXISTS sync_state (
   id INTEGER NOT NULL,
   source_system_id VARCHAR NOT NULL,
   data_as_of TIMESTAMPTZ NOT NULL,
   source_lsn VARCHAR,
   slot_name VARCHAR,
+  source_snapshot VARCHAR,
   synced_at TIMESTAMPTZ NOT NULL,
   full_loads INTEGER NOT NULL,
   rows_loaded BIGINT NOT NULL

@@ -8,6 +8,7 @@ import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import type { ReadModel } from '../readmodel/read-model.ts';
 import { faultPoint } from './fault-points.ts';
+import { sourceIdentity } from './source-identity.ts';
 import { readSyncState, writeSyncState } from './sync-state.ts';
 
 /** Tables of the read model that are not copies of operational tables. */
@@ -30,6 +31,8 @@ export interface SyncResult {
   dataAsOf: Date;
   /** The position the copy corresponds to: the slot's consistent point, or the WAL position at the copy. */
   lsn: string;
+  /** The snapshot the copy was made under (pg_snapshot text). */
+  snapshot: string;
   elapsedMs: number;
 }
 
@@ -71,10 +74,11 @@ export async function fullSync(
       await client.query(
         `SET TRANSACTION SNAPSHOT '${options.slot.snapshotName.replace(/'/g, "''")}'`,
       );
-    const position = await client.query<{ as_of: Date; lsn: string; system_id: string }>(
-      `SELECT now() AS as_of, pg_current_wal_lsn()::text AS lsn, (SELECT system_identifier::text FROM pg_control_system()) AS system_id`,
+    const position = await client.query<{ as_of: Date; lsn: string; snapshot: string }>(
+      `SELECT now() AS as_of, pg_current_wal_lsn()::text AS lsn, pg_current_snapshot()::text AS snapshot`,
     );
-    const { as_of: asOf, lsn: walLsn, system_id: systemId } = position.rows[0]!;
+    const { as_of: asOf, lsn: walLsn, snapshot } = position.rows[0]!;
+    const systemId = await sourceIdentity(client);
     const lsn = options.slot?.lsn ?? walLsn;
 
     const estimate = await client.query<{ n: string | null }>(
@@ -145,6 +149,7 @@ export async function fullSync(
         dataAsOf: asOf,
         sourceLsn: lsn,
         slotName: options.slot?.name ?? null,
+        sourceSnapshot: snapshot,
         fullLoads: (previous?.fullLoads ?? 0) + 1,
         rowsLoaded: BigInt(rows),
       });
@@ -153,7 +158,14 @@ export async function fullSync(
       await duck.run('ROLLBACK').catch(() => undefined);
       throw error;
     }
-    return { rows, tables: staged.length, dataAsOf: asOf, lsn, elapsedMs: Date.now() - started };
+    return {
+      rows,
+      tables: staged.length,
+      dataAsOf: asOf,
+      lsn,
+      snapshot,
+      elapsedMs: Date.now() - started,
+    };
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;

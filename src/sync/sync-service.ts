@@ -4,7 +4,9 @@ import { LogicalReplicationService, type Pgoutput } from 'pg-logical-replication
 import type { ReadModel } from '../readmodel/read-model.ts';
 import type { ReadModelStatus } from '../readmodel/read-model-status.ts';
 import { ChangeBuffer, type Change } from './apply-changes.ts';
+import { ChangeLogFollower } from './change-log-follower.ts';
 import { faultPoint } from './fault-points.ts';
+import { sourceIdentity } from './source-identity.ts';
 import { fullSync, readModelTables, type ColumnInfo, type SyncProgress } from './full-sync.ts';
 import { formatLsn, parseLsn, ZERO_LSN, type Lsn } from './lsn.ts';
 import { RawPgoutputPlugin } from './replication/raw-pgoutput-plugin.ts';
@@ -34,7 +36,7 @@ export interface SyncServiceOptions {
 
 /** What /metrics and /healthz report. */
 export interface SyncMetrics {
-  mode: 'replication' | 'copy' | 'starting';
+  mode: 'replication' | 'change-log' | 'starting';
   appliedLsn: string;
   rowsApplied: number;
   batchesApplied: number;
@@ -53,6 +55,8 @@ type Inbound =
 // Stop reading from PostgreSQL past this many queued messages, go on below the second.
 const QUEUE_HIGH = 100_000;
 const QUEUE_LOW = 20_000;
+// How often the change-log mode looks for new commits.
+const CHANGE_LOG_POLL_MS = 200;
 
 /**
  * Keeps the DuckDB read model equal to PostgreSQL by logical replication.
@@ -87,6 +91,9 @@ export class SyncService {
   private inTransaction = false;
   private stopped = false;
   private recovering = false;
+  private follower?: ChangeLogFollower;
+  private polling: Promise<void> = Promise.resolve();
+  private pollTimer?: NodeJS.Timeout;
   private lastReport = { at: 0, rows: 0 };
   private keepaliveTimer?: NodeJS.Timeout;
   private applied: Lsn = ZERO_LSN;
@@ -105,12 +112,17 @@ export class SyncService {
   async start(): Promise<void> {
     await this.prepare();
     if (this.metrics.mode === 'replication') await this.stream();
+    else this.schedulePoll();
   }
 
   /** Brings the read model up to the store's position at the time of the call, then stops. */
   async catchUp(): Promise<void> {
     await this.prepare();
-    if (this.metrics.mode !== 'replication') return;
+    if (this.metrics.mode === 'change-log') {
+      await this.pollChangeLog();
+      await this.stop();
+      return;
+    }
     const target = await this.currentWalLsn();
     await this.stream();
     await this.waitFor(formatLsn(target));
@@ -120,8 +132,9 @@ export class SyncService {
   /** Resolves once every change committed at or before `lsn` is visible in the read model. */
   async waitFor(lsnText: string): Promise<void> {
     const lsn = parseLsn(lsnText);
-    if (this.metrics.mode === 'copy') {
-      await this.copyAll();
+    if (this.metrics.mode === 'change-log') {
+      // A poll that starts now takes a snapshot that sees every commit made before.
+      await this.pollChangeLog();
       return;
     }
     if (this.applied >= lsn) return;
@@ -143,6 +156,8 @@ export class SyncService {
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.keepaliveTimer);
+    clearTimeout(this.pollTimer);
+    await this.polling.catch(() => undefined);
     await this.replication?.stop().catch(() => undefined);
     await this.streamEnded?.catch(() => undefined);
     if (this.duckOpen) {
@@ -159,13 +174,18 @@ export class SyncService {
     const reason = await replicationUnavailable(this.options.pool);
     if (reason !== undefined) {
       this.options.log?.(
-        `sync: logical replication is not available (${reason}); copying the whole store instead`,
+        `sync: logical replication is not available (${reason}); following the change log instead`,
       );
-      this.metrics.mode = 'copy';
-      await this.copyAll();
+      this.metrics.mode = 'change-log';
+      await this.prepareChangeLog();
       return;
     }
     this.metrics.mode = 'replication';
+    // The change log is for stores that cannot replicate; keep none while replicating.
+    const wasLogging = await this.options.pool.query(
+      'UPDATE sync_change_log_state SET enabled = false WHERE enabled',
+    );
+    if (wasLogging.rowCount) await this.options.pool.query('DELETE FROM sync_change_log');
     const state = await readSyncState(this.duck);
     await this.dropAbandonedSlots(state?.slotName ?? null);
     const systemId = await this.systemId();
@@ -224,15 +244,50 @@ export class SyncService {
     }
   }
 
-  private async copyAll(): Promise<void> {
-    const result = await fullSync(
-      this.options.pool,
-      this.options.readModel,
-      this.options.onProgress ? { onProgress: this.options.onProgress } : {},
-    );
-    this.options.status.dataAsOf = result.dataAsOf;
-    this.metrics.fullLoads++;
-    this.metrics.appliedLsn = result.lsn;
+  /** Change-log mode: logging on, a first load when the read model has no snapshot position. */
+  private async prepareChangeLog(): Promise<void> {
+    await ChangeLogFollower.enableLogging(this.options.pool);
+    const state = await readSyncState(this.duck!);
+    const usable =
+      state?.sourceSnapshot &&
+      state.slotName === null &&
+      state.sourceSystemId === (await this.systemId());
+    if (!usable) {
+      const result = await fullSync(
+        this.options.pool,
+        this.options.readModel,
+        this.options.onProgress ? { onProgress: this.options.onProgress } : {},
+      );
+      this.metrics.fullLoads++;
+      this.options.log?.(
+        `sync: loaded ${result.rows.toLocaleString('en-US')} rows in ${(result.elapsedMs / 1000).toFixed(1)} s`,
+      );
+    }
+    this.follower = new ChangeLogFollower(this.options.pool, this.duck!, this.tables);
+    this.options.status.dataAsOf = (await readSyncState(this.duck!))!.dataAsOf;
+  }
+
+  /** One change-log poll at a time, whoever asks (the loop, a waiting write, a catch-up). */
+  private pollChangeLog(): Promise<void> {
+    this.polling = this.polling.then(async () => {
+      if (this.stopped || !this.follower) return;
+      const result = await this.follower.poll();
+      this.options.status.dataAsOf = result.dataAsOf;
+      this.metrics.rowsApplied += result.changedKeys;
+      this.metrics.batchesApplied++;
+      this.metrics.lastCommitAt = new Date();
+    });
+    return this.polling;
+  }
+
+  private schedulePoll(): void {
+    if (this.stopped || this.recovering) return;
+    this.pollTimer = setTimeout(() => {
+      this.pollChangeLog().then(
+        () => this.schedulePoll(),
+        (error: unknown) => this.fail(error),
+      );
+    }, CHANGE_LOG_POLL_MS);
   }
 
   private async stream(): Promise<void> {
@@ -499,11 +554,8 @@ export class SyncService {
     })();
   }
 
-  private async systemId(): Promise<string> {
-    const result = await this.options.pool.query<{ id: string }>(
-      'SELECT system_identifier::text AS id FROM pg_control_system()',
-    );
-    return result.rows[0]!.id;
+  private systemId(): Promise<string> {
+    return sourceIdentity(this.options.pool);
   }
 
   /** The end of WAL inserted so far: past every commit made before (also asynchronous ones). */

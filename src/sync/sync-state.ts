@@ -10,20 +10,23 @@ export interface SyncState {
   sourceLsn: string | null;
   /** The replication slot followed; null after a plain copy with no slot. */
   slotName: string | null;
+  /** Change-log mode: every transaction visible in this pg_snapshot is applied. */
+  sourceSnapshot: string | null;
   fullLoads: number;
   rowsLoaded: bigint;
 }
 
 export async function readSyncState(duck: DuckDBConnection): Promise<SyncState | undefined> {
   const reader = await duck.runAndReadAll(
-    `SELECT source_system_id, strftime(data_as_of AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%S.%gZ'), source_lsn, slot_name, full_loads, rows_loaded
+    `SELECT source_system_id, strftime(data_as_of AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%S.%gZ'), source_lsn, slot_name, source_snapshot, full_loads, rows_loaded
      FROM sync_state LIMIT 1`,
   );
   const row = reader.getRows()[0];
   if (!row) return undefined;
-  const [system, asOf, lsn, slot, loads, rows] = row as [
+  const [system, asOf, lsn, slot, snapshot, loads, rows] = row as [
     string,
     string,
+    string | null,
     string | null,
     string | null,
     number,
@@ -34,6 +37,7 @@ export async function readSyncState(duck: DuckDBConnection): Promise<SyncState |
     dataAsOf: new Date(asOf),
     sourceLsn: lsn,
     slotName: slot,
+    sourceSnapshot: snapshot,
     fullLoads: loads,
     rowsLoaded: rows,
   };
@@ -43,12 +47,13 @@ export async function readSyncState(duck: DuckDBConnection): Promise<SyncState |
 export async function writeSyncState(duck: DuckDBConnection, state: SyncState): Promise<void> {
   await duck.run('DELETE FROM sync_state');
   await duck.run(
-    `INSERT INTO sync_state VALUES (1, $system, $asOf::TIMESTAMPTZ, $lsn, $slot, now(), $loads, $rows)`,
+    `INSERT INTO sync_state VALUES (1, $system, $asOf::TIMESTAMPTZ, $lsn, $slot, $snapshot, now(), $loads, $rows)`,
     {
       system: state.sourceSystemId,
       asOf: state.dataAsOf.toISOString(),
       lsn: state.sourceLsn,
       slot: state.slotName,
+      snapshot: state.sourceSnapshot,
       loads: state.fullLoads,
       rows: state.rowsLoaded,
     },

@@ -1,0 +1,137 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type pg from 'pg';
+import { ChangeBuffer, keyColumns, type SourceRow } from './apply-changes.ts';
+import { faultPoint } from './fault-points.ts';
+import type { ColumnInfo } from './full-sync.ts';
+import { readSyncState, writeSyncState, type SyncState } from './sync-state.ts';
+
+const KEYS_PER_QUERY = 20_000;
+
+export interface PollResult {
+  changedKeys: number;
+  dataAsOf: Date;
+}
+
+/**
+ * Follows the store through the trigger-fed change log (sql/postgres/0003) when logical
+ * replication is not available. Each poll opens a REPEATABLE READ transaction with snapshot
+ * S, reads the keys logged by transactions visible in S but not in the previous snapshot P
+ * (pg_visible_in_snapshot: a transaction that commits late is simply not visible in P and
+ * is picked up by the first S that sees it), reads those keys' rows under S (a key with no
+ * row was deleted), and applies them to DuckDB together with S in one transaction.
+ */
+export class ChangeLogFollower {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly duck: DuckDBConnection,
+    private readonly tables: Map<string, ColumnInfo[]>,
+  ) {}
+
+  /**
+   * Switches logging on, and waits until every transaction that was running at that moment
+   * has ended: statements those ran before the switch were not logged, so the first load
+   * must be taken after them to see their rows.
+   */
+  static async enableLogging(pool: pg.Pool): Promise<void> {
+    const result = await pool.query<{ was: boolean; snapshot: string }>(
+      `WITH previous AS (SELECT enabled FROM sync_change_log_state)
+       UPDATE sync_change_log_state SET enabled = true
+       RETURNING (SELECT enabled FROM previous) AS was, pg_current_snapshot()::text AS snapshot`,
+    );
+    if (result.rows[0]!.was) return;
+    for (;;) {
+      const running = await pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_snapshot_xip($1::pg_snapshot) AS x(id)
+         WHERE pg_xact_status(x.id) = 'in progress'`,
+        [result.rows[0]!.snapshot],
+      );
+      if (running.rows[0]!.n === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  /** One poll: applies everything committed since the last one. */
+  async poll(): Promise<PollResult> {
+    const state = await readSyncState(this.duck);
+    if (!state?.sourceSnapshot)
+      throw new Error('The read model has no change-log position; it needs a first load');
+    const buffer = new ChangeBuffer();
+    const client = await this.pool.connect();
+    let snapshot: string;
+    let asOf: Date;
+    let changedKeys = 0;
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const position = await client.query<{ snapshot: string; as_of: Date }>(
+        'SELECT pg_current_snapshot()::text AS snapshot, now() AS as_of',
+      );
+      ({ snapshot, as_of: asOf } = position.rows[0]!);
+      const keys = await client.query<{ table_name: string; keys: Record<string, string>[] }>(
+        `SELECT table_name, jsonb_agg(DISTINCT key) AS keys FROM sync_change_log
+         WHERE txid >= pg_snapshot_xmin($1::pg_snapshot)
+           AND pg_visible_in_snapshot(txid, $2::pg_snapshot)
+           AND NOT pg_visible_in_snapshot(txid, $1::pg_snapshot)
+         GROUP BY table_name`,
+        [state.sourceSnapshot, snapshot],
+      );
+      for (const { table_name: table, keys: touched } of keys.rows) {
+        changedKeys += touched.length;
+        for (let i = 0; i < touched.length; i += KEYS_PER_QUERY) {
+          await this.readRows(client, table, touched.slice(i, i + KEYS_PER_QUERY), buffer);
+        }
+      }
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+
+    await this.duck.run('BEGIN TRANSACTION');
+    try {
+      await buffer.flush(this.duck, this.tables);
+      const next: SyncState = { ...state, sourceSnapshot: snapshot, dataAsOf: asOf };
+      await writeSyncState(this.duck, next);
+      faultPoint('batch:before-commit');
+      await this.duck.run('COMMIT');
+    } catch (error) {
+      await this.duck.run('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+    faultPoint('batch:before-ack');
+    // Every transaction older than the snapshot's xmin is visible in it, so applied: its log
+    // rows are no longer needed. Done after the DuckDB commit; a crash before only repeats work.
+    await this.pool.query(
+      'DELETE FROM sync_change_log WHERE txid < pg_snapshot_xmin($1::pg_snapshot)',
+      [snapshot],
+    );
+    return { changedKeys, dataAsOf: asOf };
+  }
+
+  /** The current rows of `keys` (PostgreSQL text, as replication sends them); a key without a row was deleted. */
+  private async readRows(
+    client: pg.PoolClient,
+    table: string,
+    keys: Record<string, string>[],
+    buffer: ChangeBuffer,
+  ): Promise<void> {
+    const columns = this.tables.get(table);
+    if (!columns) throw new Error(`The read model has no table ${table}`);
+    const keyNames = keyColumns(table);
+    const pgType = (name: string) =>
+      columns.find((c) => c.name === name)?.type === 'UUID' ? 'uuid' : 'text';
+    const match = keyNames.map((k) => `t.${k} = (x->>'${k}')::${pgType(k)}`).join(' AND ');
+    const select = columns.map((c) => `t.${c.name}::text AS "${c.name}"`).join(', ');
+    const found = await client.query<SourceRow>(
+      `SELECT ${select} FROM jsonb_array_elements($1::jsonb) AS x JOIN ${table} t ON ${match}`,
+      [JSON.stringify(keys)],
+    );
+    const present = new Set(found.rows.map((row) => keyNames.map((k) => row[k]).join('\u0000')));
+    for (const key of keys) {
+      if (!present.has(keyNames.map((k) => key[k]).join('\u0000')))
+        buffer.add({ op: 'delete', table, row: key });
+    }
+    for (const row of found.rows) buffer.add({ op: 'upsert', table, row });
+  }
+}
