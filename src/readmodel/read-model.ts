@@ -21,11 +21,14 @@ export interface ReadModel {
  */
 export async function openReadModel(
   file: string,
-  options: { threads?: number } = {},
+  options: { threads?: number; memoryLimit?: string } = {},
 ): Promise<ReadModel> {
   if (file !== ':memory:') await mkdir(path.dirname(file), { recursive: true });
   const instance = await DuckDBInstance.create(file, {
     threads: String(options.threads ?? 2),
+    // DuckDB would take 80% of RAM by default; the server shares the machine, and DuckDB
+    // spills to disk past this.
+    memory_limit: options.memoryLimit ?? '1GB',
     preserve_insertion_order: 'false',
   });
   const connection = await instance.connect();

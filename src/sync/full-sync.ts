@@ -192,7 +192,7 @@ export async function readModelTables(duck: DuckDBConnection): Promise<Map<strin
 }
 
 /** How PostgreSQL writes a column so that DuckDB's CSV reader reads it back exactly. */
-function pgExpression(column: ColumnInfo): string {
+export function pgExpression(column: ColumnInfo): string {
   if (column.type.endsWith('[]')) return `array_to_json(${column.name})::text`;
   if (column.type === 'JSON') return `${column.name}::text`;
   if (column.type === 'TIMESTAMP WITH TIME ZONE')

@@ -1,0 +1,68 @@
+// Shared set-up for the benchmarks: a store with a generated workspace, kept between runs
+// under BENCH_DIR so the slow part (generating and importing) is paid once.
+import { createWriteStream } from 'node:fs';
+import { chmod, mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type pg from 'pg';
+import { generateWorkspace } from '../src/snapshot/generate.ts';
+import { importSnapshot } from '../src/snapshot/import.ts';
+import { readSnapshot } from '../src/snapshot/read-snapshot.ts';
+import { createPool } from '../src/store/database.ts';
+import { startEmbeddedStore, type EmbeddedStore } from '../src/store/embedded-postgres.ts';
+import { migrate } from '../src/store/migrate.ts';
+
+export interface BenchStore {
+  store: EmbeddedStore;
+  pool: pg.Pool;
+  url: string;
+  dir: string;
+  close(): Promise<void>;
+}
+
+/** An embedded store under `dir` holding a generated workspace of `timeEntries` entries. */
+export async function benchStore(dir: string, timeEntries: number): Promise<BenchStore> {
+  await mkdir(dir, { recursive: true });
+  await chmod(dir, 0o755);
+  const store = await startEmbeddedStore({ dataDir: path.join(dir, 'data') });
+  const pool = createPool(store.url, 20);
+  await migrate(pool);
+  const { rows } = await pool.query<{ n: string }>('SELECT count(*)::text AS n FROM time_entries');
+  if (Number(rows[0]!.n) < timeEntries) {
+    const file = path.join(dir, `workspace-${timeEntries}.ndjson`);
+    log(
+      `preparing: generating ${timeEntries.toLocaleString('en-US')} time entries (once per BENCH_DIR)`,
+    );
+    const out = createWriteStream(file);
+    await generateWorkspace({ timeEntries, seed: 7 }, out);
+    await new Promise<void>((resolve) => out.end(() => resolve()));
+    log('preparing: importing');
+    await importSnapshot(pool, readSnapshot(file), {
+      replace: true,
+      onProgress: (n) => n % 1_000_000 === 0 && log(`  read ${n}`),
+    });
+    await rm(file);
+  }
+  return {
+    store,
+    pool,
+    url: store.url,
+    dir,
+    close: async () => {
+      await pool.end();
+      await store.stop();
+    },
+  };
+}
+
+export function log(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+export function peakRssMb(): number {
+  return process.resourceUsage().maxRSS / 1024;
+}
