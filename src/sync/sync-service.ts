@@ -6,6 +6,7 @@ import type { ReadModelStatus } from '../readmodel/read-model-status.ts';
 import { ChangeBuffer, type Change } from './apply-changes.ts';
 import { ChangeLogFollower } from './change-log-follower.ts';
 import { faultPoint } from './fault-points.ts';
+import { Queue } from './queue.ts';
 import { sourceIdentity } from './source-identity.ts';
 import { fullSync, readModelTables, type ColumnInfo, type SyncProgress } from './full-sync.ts';
 import { formatLsn, parseLsn, ZERO_LSN, type Lsn } from './lsn.ts';
@@ -85,7 +86,7 @@ export class SyncService {
   private tables = new Map<string, ColumnInfo[]>();
   private state?: SyncState;
   private replication?: LogicalReplicationService;
-  private queue: Inbound[] = [];
+  private readonly queue = new Queue<Inbound>();
   private paused = false;
   private working = false;
   private inTransaction = false;
@@ -538,7 +539,7 @@ export class SyncService {
     this.recovering = true;
     void (async () => {
       await this.replication?.stop().catch(() => undefined);
-      this.queue = [];
+      this.queue.clear();
       this.paused = false;
       this.inTransaction = false;
       this.pending = undefined;
