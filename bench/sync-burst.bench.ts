@@ -1,4 +1,6 @@
-// How fast does the sync apply a burst of 100,000 changed rows?
+// How fast does the sync apply a burst of 100,000 changed rows? The burst is committed while
+// the sync is stopped, then the sync is started and timed until it has applied all of it,
+// so the figure is the sync's own apply rate, not PostgreSQL's write rate.
 // Baseline, same run: how long PostgreSQL itself took to make those changes.
 //   npm run bench -- sync-burst [rows=100000]     (BENCH_DIR, default /tmp/ledgerline-bench-200k)
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -16,22 +18,25 @@ const bench = await benchStore(
 );
 const dir = await mkdtemp(path.join(tmpdir(), 'll-burst-'));
 const readModel = await openReadModel(path.join(dir, 'read-model.duckdb'));
-const sync = new SyncService({
-  pool: bench.pool,
-  url: bench.url,
-  readModel,
-  status: new ReadModelStatus(),
-  log,
-});
+const service = () =>
+  new SyncService({
+    pool: bench.pool,
+    url: bench.url,
+    readModel,
+    status: new ReadModelStatus(),
+    log,
+  });
+const sync = service();
 try {
-  await sync.start();
+  const first = service();
+  await first.start();
+  await first.stop();
   const ids = (
     await bench.pool.query<{ id: string }>('SELECT id FROM time_entries ORDER BY id LIMIT $1', [
       rows,
     ])
   ).rows.map((r) => r.id);
   if (ids.length < rows) throw new Error(`The bench workspace has only ${ids.length} time entries`);
-  const before = sync.metrics.rowsApplied;
 
   // The burst: ten transactions of rows/10 updates each, as fast as PostgreSQL takes them.
   const started = performance.now();
@@ -42,28 +47,28 @@ try {
       [ids.slice(i, i + chunk)],
     );
   }
-  const written = performance.now();
+  const pgSeconds = (performance.now() - started) / 1000;
   const { rows: lsn } = await bench.pool.query<{ lsn: string }>(
     'SELECT pg_current_wal_insert_lsn()::text AS lsn',
   );
-  await sync.waitFor(lsn[0]!.lsn);
-  const visible = performance.now();
 
-  const applied = sync.metrics.rowsApplied - before;
-  const pgSeconds = (written - started) / 1000;
-  const endToEnd = (visible - started) / 1000;
-  const afterWrite = (visible - written) / 1000;
+  const applyStarted = performance.now();
+  await sync.start();
+  await sync.waitFor(lsn[0]!.lsn);
+  const applySeconds = (performance.now() - applyStarted) / 1000;
+
+  const perSecond = (n: number, s: number) => `${Math.round(n / s).toLocaleString('en-US')} rows/s`;
   console.log(
-    `burst of ${rows.toLocaleString('en-US')} updated rows (${applied.toLocaleString('en-US')} row changes streamed, old+new per update)`,
+    `burst of ${rows.toLocaleString('en-US')} updated rows (${sync.metrics.rowsApplied.toLocaleString('en-US')} row changes streamed: old and new row per update)`,
   );
   console.log(
-    `PostgreSQL wrote them in        ${pgSeconds.toFixed(2)} s  (${Math.round(rows / pgSeconds).toLocaleString('en-US')} rows/s)  [baseline]`,
+    `PostgreSQL wrote them in  ${pgSeconds.toFixed(2)} s  (${perSecond(rows, pgSeconds)})  [baseline]`,
   );
   console.log(
-    `visible in the read model after ${endToEnd.toFixed(2)} s  (${Math.round(rows / endToEnd).toLocaleString('en-US')} rows/s end to end; ${afterWrite.toFixed(2)} s after the last commit)`,
+    `the sync applied them in  ${applySeconds.toFixed(2)} s  (${perSecond(rows, applySeconds)}, from connecting to caught up)`,
   );
   console.log(
-    `apply rate / PostgreSQL write rate: ${(pgSeconds / endToEnd).toFixed(2)}x   goal: >= 50,000 rows/s -> ${rows / endToEnd >= 50_000 ? 'met' : 'NOT met'}`,
+    `apply rate / PostgreSQL write rate: ${(pgSeconds / applySeconds).toFixed(2)}x   goal: >= 50,000 rows/s -> ${rows / applySeconds >= 50_000 ? 'met' : 'NOT met'}`,
   );
   console.log(`peak RSS ${Math.round(peakRssMb())} MB`);
 } finally {
