@@ -49,14 +49,28 @@ export interface FullSyncOptions {
    * the slot's stream meet exactly at `lsn` with no gap and no overlap.
    */
   slot?: { name: string; snapshotName: string; lsn: string };
+  /** Heap pages per slice (default CHUNK_PAGES); tests make it tiny to cut small tables. */
+  chunkPages?: number;
 }
+
+/** A slice of a table's heap, by block number (TID range scan), copied as one CSV file. */
+interface Chunk {
+  table: string;
+  columns: ColumnInfo[];
+  where: string;
+}
+
+// Tables larger than this many 8 KiB pages are copied in slices of that size, so DuckDB can
+// load one slice while PostgreSQL writes the next, and no temporary file grows huge.
+const CHUNK_PAGES = 16_384;
 
 /**
  * Copies every operational table into the read model from one consistent PostgreSQL
- * snapshot (REPEATABLE READ, or the snapshot a new replication slot exported), staging each
- * table as CSV written by COPY TO STDOUT and read by DuckDB's CSV reader. All tables are
- * replaced in one DuckDB transaction, together with the sync position, so a reader sees the
- * old read model or the new one, never a mix.
+ * snapshot (REPEATABLE READ, or the snapshot a new replication slot exported). Tables are
+ * cut into slices by heap block; PostgreSQL writes each slice as CSV (COPY TO STDOUT) to a
+ * temporary file while DuckDB's parallel CSV reader loads the previous one, so the two
+ * overlap. All tables are replaced in one DuckDB transaction, together with the sync
+ * position, so a reader sees the old read model or the new one, never a mix.
  */
 export async function fullSync(
   pool: pg.Pool,
@@ -67,112 +81,197 @@ export async function fullSync(
   const dir = await mkdtemp(path.join(options.tmpDir ?? tmpdir(), 'ledgerline-sync-'));
   const duck = await readModel.connect();
   const client = await pool.connect();
+  let duckOpen = false;
   try {
     const tables = await readModelTables(duck);
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    if (options.slot)
+    if (options.slot) {
       await client.query(
         `SET TRANSACTION SNAPSHOT '${options.slot.snapshotName.replace(/'/g, "''")}'`,
       );
+    }
+    // Timestamps leave PostgreSQL in UTC, the form DuckDB reads back exactly.
+    await client.query("SET LOCAL TimeZone = 'UTC'");
     const position = await client.query<{ as_of: Date; lsn: string; snapshot: string }>(
       `SELECT now() AS as_of, pg_current_wal_lsn()::text AS lsn, pg_current_snapshot()::text AS snapshot`,
     );
     const { as_of: asOf, lsn: walLsn, snapshot } = position.rows[0]!;
     const systemId = await sourceIdentity(client);
     const lsn = options.slot?.lsn ?? walLsn;
-
-    const estimate = await client.query<{ n: string | null }>(
-      'SELECT sum(greatest(reltuples, 0))::bigint::text AS n FROM pg_class WHERE oid = ANY($1::regclass[])',
-      [[...tables.keys()]],
+    const { chunks, estimatedRows } = await planChunks(
+      client,
+      tables,
+      options.chunkPages ?? CHUNK_PAGES,
     );
-    const estimatedRows = Number(estimate.rows[0]?.n ?? 0);
-    let copied = 0;
-    const staged: { table: string; file: string; columns: ColumnInfo[] }[] = [];
-    for (const [table, columns] of tables) {
-      const file = path.join(dir, `${table}.csv`);
-      const select = columns.map((c) => pgExpression(c)).join(', ');
-      const source = client.query(
-        copyTo(`COPY (SELECT ${select} FROM ${table}) TO STDOUT WITH (FORMAT csv)`),
-      );
-      await pipeline(source, createWriteStream(file));
-      copied += source.rowCount;
-      staged.push({ table, file, columns });
-      options.onProgress?.({
-        phase: 'copy',
-        table,
-        tables: tables.size,
-        done: staged.length,
-        rows: copied,
-        estimatedRows,
-      });
-      faultPoint('initial-load:mid-copy');
-    }
-    await client.query('COMMIT');
 
-    let rows = 0;
     await duck.run('BEGIN TRANSACTION');
-    try {
-      const previous = await readSyncState(duck);
-      for (const [index, { table, file, columns }] of staged.entries()) {
-        await duck.run(`DELETE FROM ${table}`);
-        if ((await stat(file)).size === 0) {
+    duckOpen = true;
+    const previous = await readSyncState(duck);
+    for (const table of tables.keys()) await duck.run(`DELETE FROM ${table}`);
+
+    const files = new Channel<{ chunk: Chunk; file: string }>(2);
+    let copied = 0;
+    let rows = 0;
+    let done = 0;
+    const copy = async () => {
+      try {
+        for (const [index, chunk] of chunks.entries()) {
+          const file = path.join(dir, `${index}.csv`);
+          const select = chunk.columns.map(pgExpression).join(', ');
+          const source = client.query(
+            copyTo(
+              `COPY (SELECT ${select} FROM ${chunk.table} ${chunk.where}) TO STDOUT WITH (FORMAT csv)`,
+            ),
+          );
+          await pipeline(source, createWriteStream(file));
+          copied += source.rowCount;
           options.onProgress?.({
-            phase: 'load',
-            table,
-            tables: staged.length,
+            phase: 'copy',
+            table: chunk.table,
+            tables: chunks.length,
             done: index + 1,
-            rows,
-            estimatedRows: copied,
+            rows: copied,
+            estimatedRows,
           });
-          continue;
+          faultPoint('initial-load:mid-copy');
+          await files.put({ chunk, file });
         }
-        const types = columns.map((c) => `'${c.name}': '${csvType(c.type)}'`).join(', ');
-        const values = columns
-          .map((c) => (c.type.endsWith('[]') ? `CAST(${c.name} AS ${c.type})` : c.name))
-          .join(', ');
-        const result = await duck.run(
-          `INSERT INTO ${table} SELECT ${values} FROM read_csv('${file.replace(/'/g, "''")}', header = false, allow_quoted_nulls = false, columns = {${types}})`,
-        );
-        rows += Number(result.rowsChanged);
-        faultPoint('initial-load:mid-apply');
+      } finally {
+        files.close();
+      }
+    };
+    const load = async () => {
+      for await (const { chunk, file } of files) {
+        if ((await stat(file)).size > 0) {
+          const types = chunk.columns.map((c) => `'${c.name}': '${csvType(c.type)}'`).join(', ');
+          const values = chunk.columns
+            .map((c) => (c.type.endsWith('[]') ? `CAST(${c.name} AS ${c.type})` : c.name))
+            .join(', ');
+          const result = await duck.run(
+            `INSERT INTO ${chunk.table} SELECT ${values} FROM read_csv('${file.replace(/'/g, "''")}', header = false, allow_quoted_nulls = false, columns = {${types}})`,
+          );
+          rows += Number(result.rowsChanged);
+          faultPoint('initial-load:mid-apply');
+        }
+        await rm(file);
         options.onProgress?.({
           phase: 'load',
-          table,
-          tables: staged.length,
-          done: index + 1,
+          table: chunk.table,
+          tables: chunks.length,
+          done: ++done,
           rows,
-          estimatedRows: copied,
+          estimatedRows,
         });
       }
-      await writeSyncState(duck, {
-        sourceSystemId: systemId,
-        dataAsOf: asOf,
-        sourceLsn: lsn,
-        slotName: options.slot?.name ?? null,
-        sourceSnapshot: snapshot,
-        fullLoads: (previous?.fullLoads ?? 0) + 1,
-        rowsLoaded: BigInt(rows),
-      });
-      await duck.run('COMMIT');
-    } catch (error) {
-      await duck.run('ROLLBACK').catch(() => undefined);
-      throw error;
-    }
+    };
+    await Promise.all([copy(), load().catch((error: unknown) => files.fail(error))]);
+    await client.query('COMMIT');
+
+    await writeSyncState(duck, {
+      sourceSystemId: systemId,
+      dataAsOf: asOf,
+      sourceLsn: lsn,
+      slotName: options.slot?.name ?? null,
+      sourceSnapshot: snapshot,
+      fullLoads: (previous?.fullLoads ?? 0) + 1,
+      rowsLoaded: BigInt(rows),
+    });
+    await duck.run('COMMIT');
+    duckOpen = false;
     return {
       rows,
-      tables: staged.length,
+      tables: tables.size,
       dataAsOf: asOf,
       lsn,
       snapshot,
       elapsedMs: Date.now() - started,
     };
   } catch (error) {
+    if (duckOpen) await duck.run('ROLLBACK').catch(() => undefined);
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
   } finally {
     client.release();
     duck.closeSync();
     await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Every table as one or more heap slices, and PostgreSQL's estimate of the rows in all. */
+async function planChunks(
+  client: pg.PoolClient,
+  tables: Map<string, ColumnInfo[]>,
+  chunkPages: number,
+): Promise<{ chunks: Chunk[]; estimatedRows: number }> {
+  const sizes = await client.query<{ name: string; pages: string; estimate: string }>(
+    `SELECT c.relname AS name, (pg_relation_size(c.oid) / current_setting('block_size')::int)::text AS pages,
+            greatest(c.reltuples, 0)::bigint::text AS estimate
+     FROM pg_class c WHERE c.oid = ANY($1::regclass[])`,
+    [[...tables.keys()]],
+  );
+  const chunks: Chunk[] = [];
+  let estimatedRows = 0;
+  for (const [table, columns] of tables) {
+    const size = sizes.rows.find((r) => r.name === table);
+    const pages = Number(size?.pages ?? 0);
+    estimatedRows += Number(size?.estimate ?? 0);
+    if (pages <= chunkPages) {
+      chunks.push({ table, columns, where: '' });
+      continue;
+    }
+    for (let from = 0; from < pages; from += chunkPages) {
+      // The last slice is open-ended: the table may have grown since its size was read.
+      const upper = from + chunkPages >= pages ? '' : ` AND ctid < '(${from + chunkPages},0)'::tid`;
+      chunks.push({ table, columns, where: `WHERE ctid >= '(${from},0)'::tid${upper}` });
+    }
+  }
+  return { chunks, estimatedRows };
+}
+
+/** A bounded hand-over between one producer and one consumer, with backpressure. */
+class Channel<T> implements AsyncIterable<T> {
+  private readonly items: T[] = [];
+  private closed = false;
+  private error: Error | undefined;
+  private wakeConsumer?: () => void;
+  private wakeProducer?: () => void;
+
+  constructor(private readonly capacity: number) {}
+
+  async put(item: T): Promise<void> {
+    while (this.items.length >= this.capacity && this.error === undefined) {
+      await new Promise<void>((resolve) => (this.wakeProducer = resolve));
+    }
+    if (this.error !== undefined) throw this.error;
+    this.items.push(item);
+    this.wakeConsumer?.();
+  }
+
+  close(): void {
+    this.closed = true;
+    this.wakeConsumer?.();
+  }
+
+  /** The consumer failed: the producer's next put throws, so both stop. */
+  fail(reason: unknown): never {
+    const error = reason instanceof Error ? reason : new Error(String(reason));
+    this.error = error;
+    this.wakeProducer?.();
+    throw error;
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<T> {
+    for (;;) {
+      const item = this.items.shift();
+      if (item !== undefined) {
+        this.wakeProducer?.();
+        yield item;
+      } else if (this.closed) {
+        return;
+      } else {
+        await new Promise<void>((resolve) => (this.wakeConsumer = resolve));
+      }
+    }
   }
 }
 
@@ -195,8 +294,6 @@ export async function readModelTables(duck: DuckDBConnection): Promise<Map<strin
 export function pgExpression(column: ColumnInfo): string {
   if (column.type.endsWith('[]')) return `array_to_json(${column.name})::text`;
   if (column.type === 'JSON') return `${column.name}::text`;
-  if (column.type === 'TIMESTAMP WITH TIME ZONE')
-    return `to_char(${column.name} AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US+00')`;
   return column.name;
 }
 
