@@ -139,6 +139,7 @@ describe('read-model sync by logical replication', () => {
       const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
       expect(metrics).toMatch(/^ledgerline_sync_lag_bytes \d+$/m);
       expect(metrics).toMatch(/^# TYPE ledgerline_sync_rows_applied_total counter$/m);
+      expect(metrics).toMatch(/^ledgerline_sync_slot_retained_wal_bytes \d+$/m);
       await running.waitFor(await currentLsn());
       const name = await duck.runAndReadAll('SELECT name FROM clients');
       expect(name.getRows()).toEqual([['Globex Corp']]);

@@ -11,6 +11,18 @@ interface Lag {
   seconds: number;
 }
 
+/** WAL bytes a slot holds back. */
+async function slotHealth(
+  db: Kysely<Database>,
+  slot: string,
+): Promise<{ retainedBytes: bigint } | undefined> {
+  const { rows } = await sql<{ retained: string | null }>`
+    SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn)::text AS retained FROM pg_replication_slots WHERE slot_name = ${slot}`.execute(
+    db,
+  );
+  return rows[0] ? { retainedBytes: BigInt(rows[0].retained?.split('.')[0] ?? '0') } : undefined;
+}
+
 /** How far the read model is behind the store: WAL bytes not yet applied, and for how long. */
 async function measureLag(
   db: Kysely<Database>,
@@ -59,6 +71,7 @@ export function registerHealthRoutes(
     const lag = deps.sync
       ? await measureLag(deps.db, deps.sync, deps.status)
       : { bytes: 0, seconds: 0 };
+    const slot = m?.slotName ? await slotHealth(deps.db, m.slotName) : undefined;
     const lines = [
       metric(
         'ledgerline_read_model_ready',
@@ -89,6 +102,12 @@ export function registerHealthRoutes(
         'counter',
         'DuckDB transactions committed by the sync.',
         m?.batchesApplied ?? 0,
+      ),
+      metric(
+        'ledgerline_sync_slot_retained_wal_bytes',
+        'gauge',
+        'WAL the replication slot holds back on the server (bounded by max_slot_wal_keep_size).',
+        slot ? Number(slot.retainedBytes) : 0,
       ),
       metric(
         'ledgerline_sync_full_loads_total',

@@ -45,6 +45,8 @@ export interface SyncMetrics {
   lastError: string | null;
   lastErrorAt: Date | null;
   lastCommitAt: Date | null;
+  /** The replication slot followed (replication mode). */
+  slotName: string | null;
 }
 
 type Inbound =
@@ -80,6 +82,7 @@ export class SyncService {
     lastError: null,
     lastErrorAt: null,
     lastCommitAt: null,
+    slotName: null,
   };
 
   private duck?: DuckDBConnection;
@@ -204,6 +207,7 @@ export class SyncService {
       await this.initialLoad(state?.slotName ?? null);
     }
     this.applied = parseLsn(this.state!.sourceLsn!);
+    this.metrics.slotName = this.state!.slotName;
     this.metrics.appliedLsn = formatLsn(this.applied);
     this.options.status.dataAsOf = this.state!.dataAsOf;
   }

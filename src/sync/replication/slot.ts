@@ -76,18 +76,3 @@ export async function replicationUnavailable(pool: pg.Pool): Promise<string | un
   if (!row.can) return 'the role may not replicate';
   return undefined;
 }
-
-/** Bytes of WAL a slot holds back, and whether PostgreSQL has invalidated it. */
-export async function slotHealth(
-  pool: pg.Pool,
-  name: string,
-): Promise<{ retainedBytes: bigint; lost: boolean } | undefined> {
-  const result = await pool.query<{ retained: string | null; wal_status: string | null }>(
-    `SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn)::text AS retained, wal_status
-     FROM pg_replication_slots WHERE slot_name = $1`,
-    [name],
-  );
-  const row = result.rows[0];
-  if (!row) return undefined;
-  return { retainedBytes: BigInt(row.retained ?? '0'), lost: row.wal_status === 'lost' };
-}
