@@ -48,6 +48,10 @@ export async function benchStore(dir: string, timeEntries: number): Promise<Benc
     url: store.url,
     dir,
     close: async () => {
+      // Slots of read models that were thrown away would hold WAL in the kept store.
+      await pool.query(
+        'SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE NOT active',
+      );
       await pool.end();
       await store.stop();
     },

@@ -86,9 +86,6 @@ try {
 } finally {
   await sync.stop();
   readModel.close();
-  await bench.pool.query(
-    'SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE NOT active',
-  );
   await bench.close();
   await rm(dir, { recursive: true, force: true });
 }
