@@ -8,12 +8,15 @@ pg.types.setTypeParser(pg.types.builtins.DATE, (value) => value);
 
 /** One pool per process for the operational store. */
 export function createPool(url: string, max = 10): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max, application_name: 'ledgerline' });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    application_name: 'ledgerline',
+    // Every session in UTC, set at connection start-up (no extra query racing the first one).
+    options: '-c TimeZone=UTC',
+  });
   // An idle client that loses its connection must not crash the process.
   pool.on('error', () => undefined);
-  pool.on('connect', (client) => {
-    client.query("SET TIME ZONE 'UTC'").catch(() => undefined);
-  });
   return pool;
 }
 
