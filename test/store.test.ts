@@ -22,6 +22,11 @@ describe('operational store', () => {
     expect(rows[0].n).toBeGreaterThan(0);
   });
 
+  it('runs every session in UTC, so timestamps leave as UTC text', async () => {
+    const { rows } = await pool.query<{ TimeZone: string }>('SHOW TimeZone');
+    expect(rows[0]!.TimeZone).toBe('UTC');
+  });
+
   it('refuses a reference into another workspace', async () => {
     const a = '00000000-0000-4000-8000-00000000000a';
     const b = '00000000-0000-4000-8000-00000000000b';
