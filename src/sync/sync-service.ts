@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { LogicalReplicationService, type Pgoutput } from 'pg-logical-replication';
 import type { ReadModel } from '../readmodel/read-model.ts';
 import type { ReadModelStatus } from '../readmodel/read-model-status.ts';
-import { ChangeBuffer, type Change } from './apply-changes.ts';
+import { ChangeBuffer, keyColumns, type Change, type SourceRow } from './apply-changes.ts';
 import { ChangeLogFollower } from './change-log-follower.ts';
 import { faultPoint } from './fault-points.ts';
 import { Queue } from './queue.ts';
@@ -332,8 +332,9 @@ export class SyncService {
         });
         return;
       case 'update':
-        // The old row (REPLICA IDENTITY FULL) says which key to drop: an update may change it.
-        if (message.old)
+        // The old row (REPLICA IDENTITY FULL) says which key to drop when an update changed
+        // the key; otherwise writing the new row replaces the old one by key already.
+        if (message.old && keyChanged(message.relation.name, message.old, message.new))
           this.enqueue({
             kind: 'change',
             change: { op: 'delete', table: message.relation.name, row: message.old },
@@ -570,6 +571,10 @@ export class SyncService {
     );
     return parseLsn(result.rows[0]!.lsn);
   }
+}
+
+function keyChanged(table: string, before: SourceRow, after: SourceRow): boolean {
+  return keyColumns(table).some((k) => before[k] !== after[k]);
 }
 
 /** pgoutput commit time: microseconds since 2000-01-01 UTC. */
