@@ -41,6 +41,24 @@ describe('embedded PostgreSQL start-up', () => {
     }
   });
 
+  it('shares a cluster another live process runs instead of stopping it', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'll-shared-'));
+    dirs.push(dir);
+    await chmod(dir, 0o755);
+    const owner = await startEmbeddedStore({ dataDir: dir });
+    try {
+      const guest = await startEmbeddedStore({ dataDir: dir });
+      expect(new URL(guest.url).port).toBe(new URL(owner.url).port);
+      await guest.stop();
+      const client = new pg.Client({ connectionString: owner.url });
+      await client.connect();
+      expect((await client.query('SELECT 1 AS ok')).rows).toEqual([{ ok: 1 }]);
+      await client.end();
+    } finally {
+      await owner.stop();
+    }
+  });
+
   it('as root, explains a data folder the postgres user cannot reach instead of failing obscurely', async () => {
     const parent = await mkdtemp(path.join(tmpdir(), 'll-closed-'));
     dirs.push(parent);

