@@ -1,20 +1,17 @@
 import { PgoutputPlugin, type Pgoutput } from 'pg-logical-replication';
-
-const keepText = (raw: string): string => raw;
+import { keyColumns } from '../apply-changes.ts';
+import { PgoutputTextParser } from './pgoutput-parser.ts';
 
 /**
- * pgoutput, with every column value kept as PostgreSQL's own text. The stock plugin runs
- * node-postgres type parsers, which would turn timestamps into JS Dates (losing
- * microseconds) and arrays into JS arrays; the read model wants the exact text, as the
- * initial copy has it. A relation message arrives before the rows that use it and the
- * parser keeps that same object, so resetting its column parsers here covers those rows.
+ * pgoutput, with every column value kept as PostgreSQL's own text, as the first load has
+ * it. The stock plugin runs node-postgres type parsers (timestamps would become JS Dates and
+ * lose microseconds) and decodes every value of every old row; PgoutputTextParser keeps the
+ * text and decodes only what the sync uses.
  */
 export class RawPgoutputPlugin extends PgoutputPlugin {
+  private readonly textParser = new PgoutputTextParser(keyColumns);
+
   override parse(buffer: Buffer): Pgoutput.Message {
-    const message: Pgoutput.Message = super.parse(buffer);
-    if (message.tag === 'relation') {
-      for (const column of message.columns) column.parser = keepText;
-    }
-    return message;
+    return this.textParser.parse(buffer);
   }
 }
