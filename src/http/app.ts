@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { ReadModel } from '../readmodel/read-model.ts';
 import type { ReadModelStatus } from '../readmodel/read-model-status.ts';
 import { registerPayoutSummaryRoute } from '../reports/payout-summary/payout-summary.route.ts';
@@ -69,11 +69,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       }
     },
     async readModelCaughtUp() {
-      if (!deps.sync) return;
-      const { rows } = await sql<{
-        lsn: string;
-      }>`SELECT pg_current_wal_insert_lsn()::text AS lsn`.execute(deps.db);
-      await deps.sync.waitFor(rows[0]!.lsn);
+      await deps.sync?.waitForStore();
     },
   };
   registerHealthRoutes(app, { db: deps.db, status: deps.status, sync: deps.sync });

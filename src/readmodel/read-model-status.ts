@@ -1,3 +1,4 @@
+import { readSyncState } from '../sync/sync-state.ts';
 import type { ReadModel } from './read-model.ts';
 
 /**
@@ -15,11 +16,7 @@ export class ReadModelStatus {
   async load(readModel: ReadModel): Promise<void> {
     const connection = await readModel.connect();
     try {
-      const reader = await connection.runAndReadAll(
-        "SELECT strftime(data_as_of AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%S.%gZ') FROM sync_state LIMIT 1",
-      );
-      const value = reader.getRows()[0]?.[0];
-      this.dataAsOf = typeof value === 'string' ? new Date(value) : null;
+      this.dataAsOf = (await readSyncState(connection))?.dataAsOf ?? null;
     } finally {
       connection.closeSync();
     }

@@ -133,6 +133,11 @@ export class SyncService {
     await this.stop();
   }
 
+  /** Resolves once every change committed so far (also by the caller) is visible in the read model. */
+  async waitForStore(): Promise<void> {
+    await this.waitFor(formatLsn(await this.currentWalLsn()));
+  }
+
   /** Resolves once every change committed at or before `lsn` is visible in the read model. */
   async waitFor(lsnText: string): Promise<void> {
     const lsn = parseLsn(lsnText);
