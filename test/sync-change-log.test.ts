@@ -1,18 +1,14 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openReadModel, type ReadModel } from '../src/readmodel/read-model.ts';
 import { ReadModelStatus } from '../src/readmodel/read-model-status.ts';
-import { importSnapshot } from '../src/snapshot/import.ts';
-import { readSnapshot } from '../src/snapshot/read-snapshot.ts';
 import { createPool } from '../src/store/database.ts';
 import { SyncService } from '../src/sync/sync-service.ts';
 import { readSyncState } from '../src/sync/sync-state.ts';
 import { snapshotBoth } from './support/compare-read-model.ts';
 import { createTestDatabase } from './support/databases.ts';
+import { importObject } from './support/import-object.ts';
 import { restrictedRoleUrl } from './support/restricted-role.ts';
 import { ids, smallSnapshot, tinySnapshot } from './support/small-snapshot.ts';
 
@@ -22,7 +18,6 @@ describe('read-model sync through the change log (no replication privilege)', ()
   let pool: pg.Pool;
   let readModel: ReadModel;
   let duck: DuckDBConnection;
-  let dir: string;
   const status = new ReadModelStatus();
   const services: SyncService[] = [];
   const service = () => {
@@ -41,9 +36,7 @@ describe('read-model sync through the change log (no replication privilege)', ()
     pool = createPool(url);
     readModel = await openReadModel(':memory:');
     duck = await readModel.connect();
-    dir = await mkdtemp(path.join(tmpdir(), 'll-changelog-'));
-    await writeFile(path.join(dir, 's.json'), JSON.stringify(smallSnapshot()));
-    await importSnapshot(pool, readSnapshot(path.join(dir, 's.json')));
+    await importObject(pool, smallSnapshot());
   });
   afterAll(async () => {
     for (const s of services) await s.stop();
@@ -76,13 +69,10 @@ describe('read-model sync through the change log (no replication privilege)', ()
   });
 
   it('sees a bulk import, whose foreign-key triggers are off, through its always-on log triggers', async () => {
-    await writeFile(
-      path.join(dir, 't.json'),
-      JSON.stringify(
-        tinySnapshot(9, 'agency', 'tt_test_ChangeLogTk9_abcdefghijklmnopqrstuvwxyz012345'),
-      ),
+    await importObject(
+      pool,
+      tinySnapshot(9, 'agency', 'tt_test_ChangeLogTk9_abcdefghijklmnopqrstuvwxyz012345'),
     );
-    await importSnapshot(pool, readSnapshot(path.join(dir, 't.json')));
     await services[0]!.waitFor('0/0');
     await expectEqual();
   });

@@ -1,18 +1,17 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openReadModel } from '../src/readmodel/read-model.ts';
 import { ReadModelStatus } from '../src/readmodel/read-model-status.ts';
-import { importSnapshot } from '../src/snapshot/import.ts';
-import { readSnapshot } from '../src/snapshot/read-snapshot.ts';
 import { createPool } from '../src/store/database.ts';
 import type { FaultPoint } from '../src/sync/fault-points.ts';
 import { SyncService } from '../src/sync/sync-service.ts';
 import { snapshotBoth } from './support/compare-read-model.ts';
 import { createTestDatabase } from './support/databases.ts';
+import { importObject } from './support/import-object.ts';
 import { restrictedRoleUrl } from './support/restricted-role.ts';
 import { ids, smallSnapshot } from './support/small-snapshot.ts';
 
@@ -88,9 +87,7 @@ describe('a sync killed with SIGKILL resumes with nothing lost and nothing doubl
       await db.drop();
       await rm(dir, { recursive: true, force: true });
     });
-    const snapshot = path.join(dir, 'small.json');
-    await writeFile(snapshot, JSON.stringify(smallSnapshot()));
-    await importSnapshot(pool, readSnapshot(snapshot));
+    await importObject(pool, smallSnapshot());
     return { url, pool, file: path.join(dir, 'read-model.duckdb') };
   }
 

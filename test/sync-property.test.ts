@@ -1,18 +1,14 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import fc from 'fast-check';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openReadModel, type ReadModel } from '../src/readmodel/read-model.ts';
 import { ReadModelStatus } from '../src/readmodel/read-model-status.ts';
-import { importSnapshot } from '../src/snapshot/import.ts';
-import { readSnapshot } from '../src/snapshot/read-snapshot.ts';
 import { createPool } from '../src/store/database.ts';
 import { SyncService } from '../src/sync/sync-service.ts';
 import { snapshotBoth } from './support/compare-read-model.ts';
 import { createTestDatabase } from './support/databases.ts';
+import { importObject } from './support/import-object.ts';
 import { restrictedRoleUrl } from './support/restricted-role.ts';
 import { ids, smallSnapshot } from './support/small-snapshot.ts';
 
@@ -209,11 +205,9 @@ describe.each(['replication', 'change-log'] as const)(
       db = await createTestDatabase();
       url = mode === 'replication' ? db.url : await restrictedRoleUrl(db.url);
       pool = createPool(url, 20);
-      const dir = await mkdtemp(path.join(tmpdir(), 'll-prop-'));
       const snapshot = smallSnapshot();
       snapshot.projects.push({ ...snapshot.projects[0]!, id: PROJECTS[1]!, name: 'Second' });
-      await writeFile(path.join(dir, 's.json'), JSON.stringify(snapshot));
-      await importSnapshot(pool, readSnapshot(path.join(dir, 's.json')));
+      await importObject(pool, snapshot);
       readModel = await openReadModel(':memory:');
       duck = await readModel.connect();
       await startSync();

@@ -3,19 +3,15 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openReadModel, type ReadModel } from '../src/readmodel/read-model.ts';
 import { ReadModelStatus } from '../src/readmodel/read-model-status.ts';
-import { importSnapshot } from '../src/snapshot/import.ts';
-import { readSnapshot } from '../src/snapshot/read-snapshot.ts';
 import { buildApp } from '../src/http/app.ts';
 import { createKysely, createPool } from '../src/store/database.ts';
 import { SyncService } from '../src/sync/sync-service.ts';
 import { readSyncState } from '../src/sync/sync-state.ts';
 import { snapshotBoth } from './support/compare-read-model.ts';
 import { createTestDatabase } from './support/databases.ts';
+import { importObject } from './support/import-object.ts';
 import { ids, smallSnapshot } from './support/small-snapshot.ts';
 import { randomBytes } from 'node:crypto';
-import { writeFile, mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 
 describe('read-model sync by logical replication', () => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -43,9 +39,7 @@ describe('read-model sync by logical replication', () => {
     pool = createPool(db.url);
     readModel = await openReadModel(':memory:');
     duck = await readModel.connect();
-    const dir = await mkdtemp(path.join(tmpdir(), 'll-sync-'));
-    await writeFile(path.join(dir, 's.json'), JSON.stringify(smallSnapshot()));
-    await importSnapshot(pool, readSnapshot(path.join(dir, 's.json')));
+    await importObject(pool, smallSnapshot());
   });
   afterAll(async () => {
     for (const s of services) await s.stop();
