@@ -22,6 +22,13 @@ const KEYS: Record<string, string[]> = {
 };
 export const keyColumns = (table: string): string[] => KEYS[table] ?? ['id'];
 
+/** A row's key as one string, for folding and matching changes. */
+export function keyOf(table: string, row: SourceRow): string {
+  return keyColumns(table)
+    .map((k) => row[k] ?? '')
+    .join('\u0000');
+}
+
 /**
  * Changes waiting to be written to DuckDB, folded per key in arrival order: the last
  * change of a key wins, so a delete then re-insert of one id leaves the new row, and an
@@ -39,9 +46,7 @@ export class ChangeBuffer {
       rows = new Map();
       this.tables.set(change.table, rows);
     }
-    const key = keyColumns(change.table)
-      .map((k) => change.row[k] ?? '')
-      .join('\u0000');
+    const key = keyOf(change.table, change.row);
     // Delete-then-set keeps the map's order equal to the order of the last change per key.
     rows.delete(key);
     rows.set(key, change.op === 'upsert' ? change.row : null);

@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type pg from 'pg';
-import { ChangeBuffer, keyColumns, type SourceRow } from './apply-changes.ts';
+import { ChangeBuffer, keyColumns, keyOf, type SourceRow } from './apply-changes.ts';
 import { faultPoint } from './fault-points.ts';
 import type { ColumnInfo } from './full-sync.ts';
 import { readSyncState, writeSyncState, type SyncState } from './sync-state.ts';
@@ -127,10 +127,9 @@ export class ChangeLogFollower {
       `SELECT ${select} FROM jsonb_array_elements($1::jsonb) AS x JOIN ${table} t ON ${match}`,
       [JSON.stringify(keys)],
     );
-    const present = new Set(found.rows.map((row) => keyNames.map((k) => row[k]).join('\u0000')));
+    const present = new Set(found.rows.map((row) => keyOf(table, row)));
     for (const key of keys) {
-      if (!present.has(keyNames.map((k) => key[k]).join('\u0000')))
-        buffer.add({ op: 'delete', table, row: key });
+      if (!present.has(keyOf(table, key))) buffer.add({ op: 'delete', table, row: key });
     }
     for (const row of found.rows) buffer.add({ op: 'upsert', table, row });
   }
