@@ -1,9 +1,10 @@
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import type pg from 'pg';
 import Cursor from 'pg-cursor';
 import { currencyScale } from '../money/currencies.ts';
 import { formatAmount, formatDecimal, Money } from '../money/money.ts';
+import { BufferedTextWriter, endStream } from './buffered-text-writer.ts';
 import { SNAPSHOT_VERSION, type Collection, type RecordType } from './records.ts';
 import { TABLES, type ColumnSpec, type TableName } from './tables.ts';
 
@@ -143,7 +144,7 @@ export async function exportSnapshot(
       createdAt: timestamp(ws.created_at),
       updatedAt: timestamp(ws.updated_at),
     };
-    const writer = new Writer(out);
+    const writer = new BufferedTextWriter(out);
     if (ndjson)
       await writer.write(
         `${JSON.stringify({ type: 'workspace', version: SNAPSHOT_VERSION, ...head })}\n`,
@@ -174,7 +175,8 @@ export async function exportSnapshot(
     }
     if (!ndjson) await writer.write('}\n');
     await client.query('COMMIT');
-    await writer.end();
+    await writer.close();
+    await endStream(out);
     await rename(partial, file);
     return { records };
   } catch (error) {
@@ -319,28 +321,4 @@ function timestamp(value: unknown): string | null {
 function numericText(value: unknown): string {
   if (typeof value === 'string') return value;
   throw new Error(`Unexpected numeric value of type ${typeof value}`);
-}
-
-/** Buffered writes with backpressure. */
-class Writer {
-  private buffer = '';
-  constructor(private readonly out: WriteStream) {}
-
-  async write(text: string): Promise<void> {
-    this.buffer += text;
-    if (this.buffer.length < 1 << 16) return;
-    const chunk = this.buffer;
-    this.buffer = '';
-    if (!this.out.write(chunk))
-      await new Promise<void>((resolve) => this.out.once('drain', () => resolve()));
-  }
-
-  async end(): Promise<void> {
-    const chunk = this.buffer;
-    this.buffer = '';
-    await new Promise<void>((resolve, reject) => {
-      this.out.once('error', reject);
-      this.out.end(chunk, () => resolve());
-    });
-  }
 }

@@ -21,7 +21,7 @@ import {
 } from './generator/invoices.ts';
 import type { WorkspaceModel } from './generator/model.ts';
 import { WORKSPACE_NAMES } from './generator/names.ts';
-import { NdjsonWriter } from './generator/ndjson-writer.ts';
+import { BufferedTextWriter } from './buffered-text-writer.ts';
 import { PaymentWriter } from './generator/payments.ts';
 import {
   buildPayees,
@@ -81,7 +81,7 @@ export async function generateWorkspace(
   options: GenerateOptions,
   out: Writable,
 ): Promise<{ counts: Record<string, number> }> {
-  const g = new Generation(resolveSettings(options), new NdjsonWriter(out));
+  const g = new Generation(resolveSettings(options), new BufferedTextWriter(out));
   const model = await writeWorkspaceSetup(g);
   const billing = new BillWriter(g, model, new PaymentWriter(g));
   // Entries per month follow its working days (the current month only up to today).

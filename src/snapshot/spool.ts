@@ -5,6 +5,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
+import { BufferedTextWriter, endStream } from './buffered-text-writer.ts';
 import { copyRow } from './copy-text.ts';
 
 /**
@@ -15,31 +16,21 @@ import { copyRow } from './copy-text.ts';
 class TableSpool {
   rows = 0;
   private readonly stream: WriteStream;
-  private pending = '';
+  private readonly writer: BufferedTextWriter;
 
   constructor(readonly file: string) {
     this.stream = createWriteStream(file);
+    this.writer = new BufferedTextWriter(this.stream);
   }
 
   async add(values: readonly (string | null)[]): Promise<void> {
     this.rows++;
-    this.pending += copyRow(values);
-    if (this.pending.length >= 1 << 16) await this.flush();
-  }
-
-  async flush(): Promise<void> {
-    if (this.pending === '') return;
-    const chunk = this.pending;
-    this.pending = '';
-    if (!this.stream.write(chunk))
-      await new Promise<void>((resolve) => this.stream.once('drain', () => resolve()));
+    await this.writer.write(copyRow(values));
   }
 
   async close(): Promise<void> {
-    await this.flush();
-    await new Promise<void>((resolve, reject) =>
-      this.stream.end((error?: Error | null) => (error ? reject(error) : resolve())),
-    );
+    await this.writer.close();
+    await endStream(this.stream);
   }
 }
 

@@ -1,7 +1,7 @@
 import type { RecordType } from '../records.ts';
 import { RateBook } from './amounts.ts';
 import type { Month } from './calendar.ts';
-import type { NdjsonWriter } from './ndjson-writer.ts';
+import type { BufferedTextWriter } from '../buffered-text-writer.ts';
 import { Random } from './random.ts';
 
 export type Plan = 'free' | 'solo' | 'studio' | 'agency';
@@ -55,7 +55,7 @@ export class Generation {
 
   constructor(
     readonly settings: Settings,
-    readonly writer: NdjsonWriter,
+    readonly writer: BufferedTextWriter,
   ) {
     this.today = settings.today;
     this.setupRandom = new Random(settings.seed, 1);

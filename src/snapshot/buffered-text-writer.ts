@@ -15,7 +15,7 @@ const CHUNK_BYTES = 1 << 20;
  * `push` is synchronous so the hot loops stay cheap; callers check `full` and await
  * `flush()` only then. Text of one record may span several pushes.
  */
-export class NdjsonWriter {
+export class BufferedTextWriter {
   private buffer = Buffer.allocUnsafe(CHUNK_BYTES);
   private used = 0;
   private readonly pending: Buffer[] = [];
@@ -82,4 +82,12 @@ export class NdjsonWriter {
     this.buffer = Buffer.allocUnsafe(CHUNK_BYTES);
     this.used = 0;
   }
+}
+
+/** Ends a stream and waits until everything written is out (rejects on a write error). */
+export function endStream(out: Writable): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    out.once('error', reject);
+    out.end(() => resolve());
+  });
 }
