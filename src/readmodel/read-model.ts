@@ -30,6 +30,7 @@ export async function openReadModel(
     // spills to disk past this.
     memory_limit: options.memoryLimit ?? '1GB',
     preserve_insertion_order: 'false',
+    checkpoint_threshold: '256MB',
   });
   const connection = await instance.connect();
   try {

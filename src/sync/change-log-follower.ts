@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type pg from 'pg';
-import { ChangeBuffer, keyColumns, keyOf, type SourceRow } from './apply-changes.ts';
+import { ChangeBatch, keyColumns, type SourceRow } from './change-batch.ts';
 import { faultPoint } from './fault-points.ts';
 import type { ColumnInfo } from './full-sync.ts';
 import { readSyncState, writeSyncState, type SyncState } from './sync-state.ts';
@@ -55,7 +55,7 @@ export class ChangeLogFollower {
     const state = await readSyncState(this.duck);
     if (!state?.sourceSnapshot)
       throw new Error('The read model has no change-log position; it needs a first load');
-    const buffer = new ChangeBuffer();
+    const buffer = new ChangeBatch(this.tables);
     const client = await this.pool.connect();
     let snapshot: string;
     let asOf: Date;
@@ -90,7 +90,7 @@ export class ChangeLogFollower {
 
     await this.duck.run('BEGIN TRANSACTION');
     try {
-      await buffer.flush(this.duck, this.tables);
+      await buffer.flush(this.duck);
       const next: SyncState = { ...state, sourceSnapshot: snapshot, dataAsOf: asOf };
       await writeSyncState(this.duck, next);
       faultPoint('batch:before-commit');
@@ -114,7 +114,7 @@ export class ChangeLogFollower {
     client: pg.PoolClient,
     table: string,
     keys: Record<string, string>[],
-    buffer: ChangeBuffer,
+    buffer: ChangeBatch,
   ): Promise<void> {
     const columns = this.tables.get(table);
     if (!columns) throw new Error(`The read model has no table ${table}`);
@@ -127,10 +127,10 @@ export class ChangeLogFollower {
       `SELECT ${select} FROM jsonb_array_elements($1::jsonb) AS x JOIN ${table} t ON ${match}`,
       [JSON.stringify(keys)],
     );
-    const present = new Set(found.rows.map((row) => keyOf(table, row)));
-    for (const key of keys) {
-      if (!present.has(keyOf(table, key))) buffer.add({ op: 'delete', table, row: key });
-    }
-    for (const row of found.rows) buffer.add({ op: 'upsert', table, row });
+    const keyOf = (row: SourceRow) => keyNames.map((k) => row[k] ?? '').join('\u0000');
+    const present = new Set(found.rows.map(keyOf));
+    const changes = buffer.table(table);
+    for (const key of keys) if (!present.has(keyOf(key))) changes.deleteKey(key);
+    for (const row of found.rows) changes.upsertRow(row);
   }
 }

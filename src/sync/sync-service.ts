@@ -1,15 +1,16 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type pg from 'pg';
-import { LogicalReplicationService, type Pgoutput } from 'pg-logical-replication';
+import { LogicalReplicationService } from 'pg-logical-replication';
 import type { ReadModel } from '../readmodel/read-model.ts';
 import type { ReadModelStatus } from '../readmodel/read-model-status.ts';
-import { ChangeBuffer, keyColumns, type Change, type SourceRow } from './apply-changes.ts';
+import { ChangeBatch } from './change-batch.ts';
 import { ChangeLogFollower } from './change-log-follower.ts';
 import { faultPoint } from './fault-points.ts';
 import { Queue } from './queue.ts';
 import { sourceIdentity } from './source-identity.ts';
 import { fullSync, readModelTables, type ColumnInfo, type SyncProgress } from './full-sync.ts';
 import { formatLsn, parseLsn, ZERO_LSN, type Lsn } from './lsn.ts';
+import { PgoutputDecoder } from './replication/pgoutput-decoder.ts';
 import { RawPgoutputPlugin } from './replication/raw-pgoutput-plugin.ts';
 import {
   createSlotWithSnapshot,
@@ -49,11 +50,8 @@ export interface SyncMetrics {
   slotName: string | null;
 }
 
-type Inbound =
-  | { kind: 'begin' }
-  | { kind: 'change'; change: Change }
-  | { kind: 'commit'; endLsn: Lsn; commitTime: Date }
-  | { kind: 'keepalive'; lsn: Lsn; reply: boolean };
+/** A pgoutput message (undecoded), or a keepalive of the server. */
+type Inbound = Buffer | { kind: 'keepalive'; lsn: Lsn; reply: boolean };
 
 // Stop reading from PostgreSQL past this many queued messages, go on below the second.
 const QUEUE_HIGH = 100_000;
@@ -105,7 +103,8 @@ export class SyncService {
   private streamEnded?: Promise<void>;
 
   // The DuckDB transaction being filled: changes of complete PostgreSQL transactions.
-  private readonly buffer = new ChangeBuffer();
+  private batch = new ChangeBatch(new Map());
+  private decoder?: PgoutputDecoder;
   private duckOpen = false;
   private pending: { endLsn: Lsn; commitTime: Date; rows: number } | undefined;
   private firstPendingAt = 0;
@@ -180,6 +179,7 @@ export class SyncService {
   private async prepare(): Promise<void> {
     this.duck = await this.options.readModel.connect();
     this.tables = await readModelTables(this.duck);
+    this.batch = new ChangeBatch(this.tables);
     const reason = await replicationUnavailable(this.options.pool);
     if (reason !== undefined) {
       this.options.log?.(
@@ -307,12 +307,13 @@ export class SyncService {
       { acknowledge: { auto: false, timeoutSeconds: 0 }, flowControl: { enabled: false } },
     );
     this.replication = replication;
-    replication.on('data', (_lsn: string, message: Pgoutput.Message) => this.receive(message));
+    this.decoder = new PgoutputDecoder(this.batch);
+    replication.on('data', (_lsn: string, message: Buffer) => this.enqueue(message));
     replication.on('heartbeat', (lsn: string, _time: number, reply: boolean) =>
       this.enqueue({ kind: 'keepalive', lsn: parseLsn(lsn), reply }),
     );
     replication.on('error', (error: Error) => this.fail(error));
-    const plugin = new RawPgoutputPlugin({ protoVersion: 1, publicationNames: [PUBLICATION] });
+    const plugin = new RawPgoutputPlugin({ publicationNames: [PUBLICATION] });
     let started!: () => void;
     const running = new Promise<void>((resolve) => (started = resolve));
     replication.once('start', () => started());
@@ -323,59 +324,6 @@ export class SyncService {
         (error: unknown) => this.fail(error),
       );
     await Promise.race([running, this.streamEnded]);
-  }
-
-  private receive(message: Pgoutput.Message): void {
-    switch (message.tag) {
-      case 'begin':
-        this.enqueue({ kind: 'begin' });
-        return;
-      case 'insert':
-        this.enqueue({
-          kind: 'change',
-          change: { op: 'upsert', table: message.relation.name, row: message.new },
-        });
-        return;
-      case 'update':
-        // The old row (REPLICA IDENTITY FULL) says which key to drop when an update changed
-        // the key; otherwise writing the new row replaces the old one by key already.
-        if (message.old && keyChanged(message.relation.name, message.old, message.new))
-          this.enqueue({
-            kind: 'change',
-            change: { op: 'delete', table: message.relation.name, row: message.old },
-          });
-        this.enqueue({
-          kind: 'change',
-          change: { op: 'upsert', table: message.relation.name, row: message.new },
-        });
-        return;
-      case 'delete':
-        this.enqueue({
-          kind: 'change',
-          change: {
-            op: 'delete',
-            table: message.relation.name,
-            row: (message.old ?? message.key)!,
-          },
-        });
-        return;
-      case 'truncate':
-        for (const relation of message.relations)
-          this.enqueue({ kind: 'change', change: { op: 'truncate', table: relation.name } });
-        return;
-      case 'commit':
-        this.enqueue({
-          kind: 'commit',
-          endLsn: parseLsn(message.commitEndLsn!),
-          commitTime: pgTimestamp(message.commitTime),
-        });
-        return;
-      case 'relation':
-      case 'type':
-      case 'origin':
-      case 'message':
-        return;
-    }
   }
 
   private enqueue(item: Inbound): void {
@@ -417,42 +365,49 @@ export class SyncService {
   }
 
   private async handle(item: Inbound): Promise<void> {
-    switch (item.kind) {
-      case 'begin':
-        this.inTransaction = true;
-        return;
-      case 'change':
-        if (item.change.op === 'truncate') {
+    if (Buffer.isBuffer(item)) {
+      const message = this.decoder!.decode(item);
+      switch (message.tag) {
+        case 'begin':
+          this.inTransaction = true;
+          return;
+        case 'change':
+          this.changed();
+          if (this.batch.size >= (this.options.flushRows ?? 50_000)) await this.flush();
+          return;
+        case 'truncate':
           await this.flush();
-          await this.duck!.run(`DELETE FROM ${item.change.table}`);
-        } else {
-          this.buffer.add(item.change);
-          if (this.buffer.size >= (this.options.flushRows ?? 50_000)) await this.flush();
-        }
-        if (this.pending === undefined) this.firstPendingAt = Date.now();
-        this.pending ??= { endLsn: this.applied, commitTime: this.state!.dataAsOf, rows: 0 };
-        this.pending.rows++;
-        return;
-      case 'commit':
-        this.inTransaction = false;
-        if (this.pending === undefined) this.firstPendingAt = Date.now();
-        this.pending = {
-          endLsn: item.endLsn,
-          commitTime: item.commitTime,
-          rows: this.pending?.rows ?? 0,
-        };
-        return;
-      case 'keepalive':
-        // Everything before a keepalive has been received; with nothing half-applied, its
-        // position is ours too (this is how an idle slot keeps moving and frees WAL).
-        if (!this.inTransaction && this.pending === undefined && item.lsn > this.applied) {
-          this.advance(item.lsn);
-          await this.confirm();
-        } else if (item.reply) {
-          await this.confirm();
-        }
-        return;
+          for (const table of message.tables) await this.duck!.run(`DELETE FROM ${table}`);
+          this.changed();
+          return;
+        case 'commit':
+          this.inTransaction = false;
+          if (this.pending === undefined) this.firstPendingAt = Date.now();
+          this.pending = {
+            endLsn: message.endLsn,
+            commitTime: message.commitTime,
+            rows: this.pending?.rows ?? 0,
+          };
+          return;
+        case 'other':
+          return;
+      }
     }
+    // Everything before a keepalive has been received; with nothing half-applied, its
+    // position is ours too (this is how an idle slot keeps moving and frees WAL).
+    if (!this.inTransaction && this.pending === undefined && item.lsn > this.applied) {
+      this.advance(item.lsn);
+      await this.confirm();
+    } else if (item.reply) {
+      await this.confirm();
+    }
+  }
+
+  /** Counts a row change of the PostgreSQL transaction being received. */
+  private changed(): void {
+    if (this.pending === undefined) this.firstPendingAt = Date.now();
+    this.pending ??= { endLsn: this.applied, commitTime: this.state!.dataAsOf, rows: 0 };
+    this.pending.rows++;
   }
 
   /** Writes buffered changes into the open DuckDB transaction (opening it when needed). */
@@ -462,7 +417,7 @@ export class SyncService {
       await this.duck!.run('BEGIN TRANSACTION');
       this.duckOpen = true;
     }
-    if (this.buffer.size > 0) await this.buffer.flush(this.duck!, this.tables);
+    if (this.batch.size > 0) await this.batch.flush(this.duck!);
   }
 
   private async commit(): Promise<void> {
@@ -553,7 +508,7 @@ export class SyncService {
       this.paused = false;
       this.inTransaction = false;
       this.pending = undefined;
-      this.buffer.clear();
+      this.batch.clear();
       if (this.duckOpen) await this.duck?.run('ROLLBACK').catch(() => undefined);
       this.duckOpen = false;
       this.duck?.closeSync();
@@ -576,14 +531,4 @@ export class SyncService {
     );
     return parseLsn(result.rows[0]!.lsn);
   }
-}
-
-function keyChanged(table: string, before: SourceRow, after: SourceRow): boolean {
-  return keyColumns(table).some((k) => before[k] !== after[k]);
-}
-
-/** pgoutput commit time: microseconds since 2000-01-01 UTC. */
-function pgTimestamp(micros: unknown): Date {
-  // The library types it as the BigInt wrapper; it is a bigint.
-  return new Date(946_684_800_000 + Number(BigInt(String(micros)) / 1000n));
 }

@@ -1,17 +1,24 @@
-import { PgoutputPlugin, type Pgoutput } from 'pg-logical-replication';
-import { keyColumns } from '../apply-changes.ts';
-import { PgoutputTextParser } from './pgoutput-parser.ts';
+import type { Client } from 'pg';
 
 /**
- * pgoutput, with every column value kept as PostgreSQL's own text, as the first load has
- * it. The stock plugin runs node-postgres type parsers (timestamps would become JS Dates and
- * lose microseconds) and decodes every value of every old row; PgoutputTextParser keeps the
- * text and decodes only what the sync uses.
+ * The pgoutput plugin for pg-logical-replication's service, handing each message to the
+ * sync undecoded. The library passes a view into its connection's read buffer, which it
+ * reuses for later bytes, so the message is copied; PgoutputDecoder then decodes it in
+ * order, straight into the change batch.
  */
-export class RawPgoutputPlugin extends PgoutputPlugin {
-  private readonly textParser = new PgoutputTextParser(keyColumns);
+export class RawPgoutputPlugin {
+  readonly name = 'pgoutput';
 
-  override parse(buffer: Buffer): Pgoutput.Message {
-    return this.textParser.parse(buffer);
+  constructor(readonly options: { publicationNames: string[] }) {}
+
+  parse(buffer: Buffer): Buffer {
+    return Buffer.from(buffer);
+  }
+
+  start(client: Client, slotName: string, lastLsn: string): Promise<unknown> {
+    const publications = this.options.publicationNames.join(',').replace(/'/g, "''");
+    return client.query(
+      `START_REPLICATION SLOT "${slotName.replace(/"/g, '""')}" LOGICAL ${lastLsn} (proto_version '1', publication_names '${publications}')`,
+    );
   }
 }

@@ -1,0 +1,74 @@
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ChangeBatch } from './change-batch.ts';
+import type { ColumnInfo } from './full-sync.ts';
+
+const columns: ColumnInfo[] = [
+  { name: 'id', type: 'INTEGER' },
+  { name: 'note', type: 'VARCHAR' },
+  { name: 'tags', type: 'VARCHAR[]' },
+];
+
+describe('ChangeBatch', () => {
+  let duck: DuckDBConnection;
+  let batch: ChangeBatch;
+
+  beforeEach(async () => {
+    duck = await (await DuckDBInstance.create(':memory:')).connect();
+    await duck.run('CREATE TABLE notes (id INTEGER, note VARCHAR, tags VARCHAR[])');
+    await duck.run(`INSERT INTO notes VALUES (1, 'one', []), (2, 'two', ['a'])`);
+    batch = new ChangeBatch(new Map([['notes', columns]]));
+  });
+  afterEach(() => duck.closeSync());
+
+  const rows = async () =>
+    (await duck.runAndReadAll('SELECT id, note, tags FROM notes ORDER BY id')).getRowsJS();
+
+  it('writes text exactly: quotes, commas, line breaks, non-ASCII, empty string and NULL', async () => {
+    const notes = batch.table('notes');
+    notes.upsertRow({ id: '3', note: 'say "hi", then\nleave', tags: '{}' });
+    notes.upsertRow({ id: '4', note: 'Zoë 東京 🚀', tags: '{"x,y","q\\"uote",NULL}' });
+    notes.upsertRow({ id: '5', note: '', tags: '{}' });
+    notes.upsertRow({ id: '6', note: null, tags: '{}' });
+    const bytes = Buffer.from('ab"c', 'utf8');
+    notes.begin('upsert');
+    notes.textField('7');
+    notes.bytesField(bytes, 0, bytes.length);
+    notes.arrayField('{}');
+    notes.end();
+    await batch.flush(duck);
+    expect((await rows()).slice(2)).toEqual([
+      [3, 'say "hi", then\nleave', []],
+      [4, 'Zoë 東京 🚀', ['x,y', 'q"uote', null]],
+      [5, '', []],
+      [6, null, []],
+      [7, 'ab"c', []],
+    ]);
+  });
+
+  it('keeps the last change of each key: delete then re-insert, update then delete, a key move', async () => {
+    const notes = batch.table('notes');
+    notes.deleteKey({ id: '1' });
+    notes.upsertRow({ id: '1', note: 'one again', tags: '{}' });
+    notes.upsertRow({ id: '2', note: 'two, edited', tags: '{}' });
+    notes.deleteKey({ id: '2' });
+    // An update that moves key 8 (inserted in this batch) to 9: delete of the old key, new row.
+    notes.upsertRow({ id: '8', note: 'moving', tags: '{}' });
+    notes.deleteKey({ id: '8' });
+    notes.upsertRow({ id: '9', note: 'moved', tags: '{}' });
+    expect(batch.size).toBe(7);
+    expect(await batch.flush(duck)).toBe(7);
+    expect(batch.size).toBe(0);
+    expect(await rows()).toEqual([
+      [1, 'one again', []],
+      [9, 'moved', []],
+    ]);
+  });
+
+  it('refuses a change without a column of the read model', () => {
+    expect(() => batch.table('notes').upsertRow({ id: '3', note: 'x' })).toThrow(
+      /lacks column tags/,
+    );
+    expect(() => batch.table('other')).toThrow(/no table other/);
+  });
+});

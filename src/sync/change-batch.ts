@@ -1,0 +1,246 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { ColumnInfo } from './full-sync.ts';
+import { parsePgArray } from './pg-array.ts';
+
+/** A row as PostgreSQL's text: column name -> value, or null. */
+export type SourceRow = Record<string, string | null | undefined>;
+
+/** The key the read model matches changes on: each table's PostgreSQL primary key. */
+const KEYS: Record<string, string[]> = {
+  users: ['workspace_id', 'id'],
+  members: ['workspace_id', 'user_id'],
+  project_members: ['project_id', 'user_id'],
+  team_payment_allocations: ['payment_id', 'bill_id'],
+};
+export const keyColumns = (table: string): string[] => KEYS[table] ?? ['id'];
+
+const QUOTE = 0x22;
+const COMMA = 0x2c;
+const NEWLINE = 0x0a;
+const UPSERT = 0x75; // 'u'
+const DELETE = 0x64; // 'd'
+
+/**
+ * One table's changes as CSV lines `seq,op,<every read-model column>` in arrival order,
+ * built as bytes: a value PostgreSQL sent is copied into the line without ever becoming a
+ * JavaScript string. Every value is quoted (quotes doubled) and NULL is an empty unquoted
+ * field. A delete line carries only the key columns.
+ */
+export class TableChanges {
+  /** Read-model columns, in the order of the CSV. */
+  readonly columns: ColumnInfo[];
+  /** Per column: a PostgreSQL array, written as JSON for DuckDB's cast. */
+  readonly isArray: boolean[];
+  readonly keys: string[];
+  /** Per column: its position in the key, or -1. */
+  readonly keyIndex: number[];
+  lines = 0;
+  private bytes = Buffer.allocUnsafe(1 << 16);
+  private length = 0;
+
+  constructor(
+    readonly table: string,
+    columns: ColumnInfo[],
+    private readonly batch: ChangeBatch,
+  ) {
+    this.columns = columns;
+    this.isArray = columns.map((c) => c.type.endsWith('[]'));
+    this.keys = keyColumns(table);
+    this.keyIndex = columns.map((c) => this.keys.indexOf(c.name));
+    if (this.keyIndex.filter((i) => i >= 0).length !== this.keys.length)
+      throw new Error(`The read model's ${table} lacks its key columns`);
+  }
+
+  /** Starts a line: its sequence number in the batch and whether it writes or deletes its key. */
+  begin(op: 'upsert' | 'delete'): void {
+    this.reserve(24);
+    let seq = this.batch.nextSeq();
+    let digits = 1;
+    for (let power = 10; seq >= power; power *= 10) digits++;
+    for (let at = this.length + digits - 1; at >= this.length; at--) {
+      this.bytes[at] = 0x30 + (seq % 10);
+      seq = Math.floor(seq / 10);
+    }
+    this.length += digits;
+    this.bytes[this.length++] = COMMA;
+    this.bytes[this.length++] = op === 'upsert' ? UPSERT : DELETE;
+  }
+
+  /** A value given as UTF-8 bytes of `source`. */
+  bytesField(source: Buffer, start: number, end: number): void {
+    this.reserve(2 * (end - start) + 3);
+    const out = this.bytes;
+    let at = this.length;
+    out[at++] = COMMA;
+    out[at++] = QUOTE;
+    for (let i = start; i < end; i++) {
+      const b = source[i]!;
+      out[at++] = b;
+      if (b === QUOTE) out[at++] = QUOTE;
+    }
+    out[at++] = QUOTE;
+    this.length = at;
+  }
+
+  /** A value given as a string (the change-log path, and arrays converted to JSON). */
+  textField(value: string): void {
+    const text = value.includes('"') ? value.replace(/"/g, '""') : value;
+    this.reserve(3 * text.length + 3);
+    this.bytes[this.length++] = COMMA;
+    this.bytes[this.length++] = QUOTE;
+    this.length += this.bytes.write(text, this.length, 'utf8');
+    this.bytes[this.length++] = QUOTE;
+  }
+
+  /** PostgreSQL array text of column `index`, as JSON that DuckDB casts to a list. */
+  arrayField(text: string): void {
+    this.textField(JSON.stringify(parsePgArray(text)));
+  }
+
+  nullField(): void {
+    this.reserve(1);
+    this.bytes[this.length++] = COMMA;
+  }
+
+  end(): void {
+    this.reserve(1);
+    this.bytes[this.length++] = NEWLINE;
+    this.lines++;
+    this.batch.size++;
+  }
+
+  /** Writes the row of a change read as text (the change-log follower's path). */
+  upsertRow(row: SourceRow): void {
+    this.begin('upsert');
+    for (const [i, column] of this.columns.entries()) {
+      const value = row[column.name];
+      if (value === undefined)
+        throw new Error(`Change to ${this.table} lacks column ${column.name}`);
+      if (value === null) this.nullField();
+      else if (this.isArray[i]) this.arrayField(value);
+      else this.textField(value);
+    }
+    this.end();
+  }
+
+  /** Deletes the key of `row` (other columns are ignored). */
+  deleteKey(row: SourceRow): void {
+    this.begin('delete');
+    for (const [i, column] of this.columns.entries()) {
+      const value = this.keyIndex[i]! >= 0 ? row[column.name] : null;
+      if (value === undefined || (value === null && this.keyIndex[i]! >= 0))
+        throw new Error(`Delete from ${this.table} lacks key column ${column.name}`);
+      if (value === null) this.nullField();
+      else this.textField(value);
+    }
+    this.end();
+  }
+
+  reset(): void {
+    this.lines = 0;
+    this.length = 0;
+  }
+
+  content(): Buffer {
+    return this.bytes.subarray(0, this.length);
+  }
+
+  private reserve(extra: number): void {
+    if (this.length + extra <= this.bytes.length) return;
+    let size = this.bytes.length * 2;
+    while (size < this.length + extra) size *= 2;
+    const grown = Buffer.allocUnsafe(size);
+    this.bytes.copy(grown, 0, 0, this.length);
+    this.bytes = grown;
+  }
+}
+
+/**
+ * Changes waiting to be written to DuckDB, per table, in arrival order. Folding happens in
+ * DuckDB at flush: per key the last change wins, so a delete then re-insert of one id leaves
+ * the new row, and an update that moves a row to another key (a delete line for the old key,
+ * then the new row) leaves only the new key.
+ */
+export class ChangeBatch {
+  private readonly changes = new Map<string, TableChanges>();
+  private seq = 0;
+  /** Lines buffered over all tables. */
+  size = 0;
+
+  constructor(private readonly tables: Map<string, ColumnInfo[]>) {}
+
+  table(name: string): TableChanges {
+    let changes = this.changes.get(name);
+    if (!changes) {
+      const columns = this.tables.get(name);
+      if (!columns) throw new Error(`The read model has no table ${name}`);
+      changes = new TableChanges(name, columns, this);
+      this.changes.set(name, changes);
+    }
+    return changes;
+  }
+
+  nextSeq(): number {
+    return this.seq++;
+  }
+
+  /** Empties the batch; the TableChanges handed out stay valid (and keep their memory). */
+  clear(): void {
+    for (const changes of this.changes.values()) changes.reset();
+    this.size = 0;
+    this.seq = 0;
+  }
+
+  /** Writes the buffered changes inside the connection's open transaction, and empties the batch. */
+  async flush(duck: DuckDBConnection): Promise<number> {
+    let written = 0;
+    if (this.size === 0) return 0;
+    const dir = await mkdtemp(path.join(tmpdir(), 'ledgerline-apply-'));
+    try {
+      for (const changes of this.changes.values()) {
+        if (changes.lines === 0) continue;
+        const file = path.join(dir, `${changes.table}.csv`);
+        await writeFile(file, changes.content());
+        await applyTable(duck, changes, file);
+        written += changes.lines;
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+    this.clear();
+    return written;
+  }
+}
+
+/**
+ * Applies one table's change file: one DELETE removes every key the file touches, and one
+ * INSERT adds, per key, the row of its last change when that change is not a delete. Both
+ * read the file with DuckDB's CSV reader, all text, cast to the read model's types.
+ */
+async function applyTable(duck: DuckDBConnection, changes: TableChanges, file: string) {
+  const { table, columns, keys } = changes;
+  const typeOf = new Map(columns.map((c) => [c.name, c.type]));
+  const source = changesCsv(file, columns);
+  const match = keys.map((k) => `t.${k} = CAST(k.${k} AS ${typeOf.get(k)!})`).join(' AND ');
+  await duck.run(
+    `DELETE FROM ${table} t USING (SELECT DISTINCT ${keys.join(', ')} FROM ${source}) k WHERE ${match}`,
+  );
+  const values = columns.map((c) => `CAST(${c.name} AS ${c.type})`).join(', ');
+  await duck.run(
+    `INSERT INTO ${table} SELECT ${values} FROM ${source}
+     QUALIFY row_number() OVER (PARTITION BY ${keys.join(', ')} ORDER BY _seq DESC) = 1 AND _op = 'u'`,
+  );
+}
+
+/** The change file as text columns; an unquoted empty field is NULL, a quoted one the empty string. */
+function changesCsv(file: string, columns: ColumnInfo[]): string {
+  const types = [
+    `'_seq': 'BIGINT'`,
+    `'_op': 'VARCHAR'`,
+    ...columns.map((c) => `'${c.name}': 'VARCHAR'`),
+  ].join(', ');
+  return `read_csv('${file.replace(/'/g, "''")}', header = false, allow_quoted_nulls = false, auto_detect = false, delim = ',', quote = '"', escape = '"', columns = {${types}})`;
+}
