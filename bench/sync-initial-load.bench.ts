@@ -1,6 +1,6 @@
 // How fast is the first load of the read model, against how fast PostgreSQL can hand out
 // the same rows? Baseline, same run: COPY (SELECT <the same columns>) TO STDOUT of every
-// read-model table, read and thrown away: the source's own limit.
+// read-model table over the same two connections, read and thrown away: the source's own limit.
 //   npm run bench -- sync-initial-load [timeEntries=10000000]   (BENCH_DIR, default /tmp/ll-bench-10m)
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -9,7 +9,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { to as copyTo } from 'pg-copy-streams';
 import { openReadModel } from '../src/readmodel/read-model.ts';
-import { fullSync, pgExpression, readModelTables } from '../src/sync/full-sync.ts';
+import {
+  CHUNK_PAGES,
+  fullSync,
+  pgExpression,
+  planChunks,
+  readModelTables,
+} from '../src/sync/full-sync.ts';
 import { benchStore, log, peakRssMb } from './support.ts';
 
 const entries = Number(process.argv[2] ?? 10_000_000);
@@ -24,26 +30,44 @@ try {
   const tables = await readModelTables(duck);
   duck.closeSync();
 
-  // Baseline: the rows as PostgreSQL sends them, nothing done with them.
-  const client = await bench.pool.connect();
+  // Baseline: the rows as PostgreSQL sends them, nothing done with them, over as many
+  // connections as the load uses, each taking the next heap slice, under one snapshot.
+  const first = await bench.pool.connect();
+  const clients = [first, await bench.pool.connect()];
   let copied = 0;
   let bytes = 0;
   const t0 = performance.now();
-  await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-  for (const [table, columns] of tables) {
-    const source = client.query(
-      copyTo(
-        `COPY (SELECT ${columns.map(pgExpression).join(', ')} FROM ${table}) TO STDOUT WITH (FORMAT csv)`,
-      ),
-    );
-    await pipeline(
-      source,
-      new Writable({ write: (chunk: Buffer, _e, done) => ((bytes += chunk.length), done()) }),
-    );
-    copied += source.rowCount;
+  await first.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+  const { rows: exported } = await first.query<{ name: string }>(
+    'SELECT pg_export_snapshot() AS name',
+  );
+  for (const client of clients.slice(1)) {
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    await client.query(`SET TRANSACTION SNAPSHOT '${exported[0]!.name}'`);
   }
-  await client.query('COMMIT');
-  client.release();
+  const { chunks } = await planChunks(first, tables, CHUNK_PAGES);
+  let next = 0;
+  await Promise.all(
+    clients.map(async (client) => {
+      while (next < chunks.length) {
+        const chunk = chunks[next++]!;
+        const source = client.query(
+          copyTo(
+            `COPY (SELECT ${chunk.columns.map(pgExpression).join(', ')} FROM ${chunk.table} ${chunk.where}) TO STDOUT WITH (FORMAT csv)`,
+          ),
+        );
+        await pipeline(
+          source,
+          new Writable({ write: (data: Buffer, _e, done) => ((bytes += data.length), done()) }),
+        );
+        copied += source.rowCount;
+      }
+    }),
+  );
+  for (const client of clients) {
+    await client.query('COMMIT');
+    client.release();
+  }
   const copySeconds = (performance.now() - t0) / 1000;
   log(`baseline done: ${copied} rows`);
 

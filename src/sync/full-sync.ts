@@ -51,10 +51,12 @@ export interface FullSyncOptions {
   slot?: { name: string; snapshotName: string; lsn: string };
   /** Heap pages per slice (default CHUNK_PAGES); tests make it tiny to cut small tables. */
   chunkPages?: number;
+  /** PostgreSQL connections copying slices at once, all under the same snapshot (default 2). */
+  copyConnections?: number;
 }
 
 /** A slice of a table's heap, by block number (TID range scan), copied as one CSV file. */
-interface Chunk {
+export interface Chunk {
   table: string;
   columns: ColumnInfo[];
   where: string;
@@ -62,7 +64,7 @@ interface Chunk {
 
 // Tables larger than this many 8 KiB pages are copied in slices of that size, so DuckDB can
 // load one slice while PostgreSQL writes the next, and no temporary file grows huge.
-const CHUNK_PAGES = 16_384;
+export const CHUNK_PAGES = 16_384;
 
 /**
  * Copies every operational table into the read model from one consistent PostgreSQL
@@ -81,6 +83,7 @@ export async function fullSync(
   const dir = await mkdtemp(path.join(options.tmpDir ?? tmpdir(), 'ledgerline-sync-'));
   const duck = await readModel.connect();
   const client = await pool.connect();
+  const helpers: pg.PoolClient[] = [];
   let duckOpen = false;
   try {
     const tables = await readModelTables(duck);
@@ -98,6 +101,18 @@ export async function fullSync(
     const { as_of: asOf, lsn: walLsn, snapshot } = position.rows[0]!;
     const systemId = await sourceIdentity(client);
     const lsn = options.slot?.lsn ?? walLsn;
+    // More connections copy other slices under the very same snapshot (SET TRANSACTION
+    // SNAPSHOT), so together they read one consistent state.
+    const shared =
+      options.slot?.snapshotName ??
+      (await client.query<{ name: string }>('SELECT pg_export_snapshot() AS name')).rows[0]!.name;
+    for (let i = 1; i < (options.copyConnections ?? 2); i++) {
+      const helper = await pool.connect();
+      helpers.push(helper);
+      await helper.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      await helper.query(`SET TRANSACTION SNAPSHOT '${shared.replace(/'/g, "''")}'`);
+      await helper.query("SET LOCAL TimeZone = 'UTC'");
+    }
     const { chunks, estimatedRows } = await planChunks(
       client,
       tables,
@@ -109,36 +124,50 @@ export async function fullSync(
     const previous = await readSyncState(duck);
     for (const table of tables.keys()) await duck.run(`DELETE FROM ${table}`);
 
-    const files = new Channel<{ chunk: Chunk; file: string }>(2);
+    const copiers = [client, ...helpers];
+    const files = new Channel<{ chunk: Chunk; file: string }>(copiers.length + 1);
     let copied = 0;
     let rows = 0;
     let done = 0;
-    const copy = async () => {
-      try {
-        for (const [index, chunk] of chunks.entries()) {
-          const file = path.join(dir, `${index}.csv`);
-          const select = chunk.columns.map(pgExpression).join(', ');
-          const source = client.query(
-            copyTo(
-              `COPY (SELECT ${select} FROM ${chunk.table} ${chunk.where}) TO STDOUT WITH (FORMAT csv)`,
-            ),
-          );
-          await pipeline(source, createWriteStream(file));
-          copied += source.rowCount;
-          options.onProgress?.({
-            phase: 'copy',
-            table: chunk.table,
-            tables: chunks.length,
-            done: index + 1,
-            rows: copied,
-            estimatedRows,
-          });
-          faultPoint('initial-load:mid-copy');
-          await files.put({ chunk, file });
-        }
-      } finally {
-        files.close();
+    let next = 0;
+    let failed = false;
+    const copy = async (connection: pg.PoolClient) => {
+      while (next < chunks.length && !failed) {
+        const index = next++;
+        const chunk = chunks[index]!;
+        const file = path.join(dir, `${index}.csv`);
+        const select = chunk.columns.map(pgExpression).join(', ');
+        const source = connection.query(
+          copyTo(
+            `COPY (SELECT ${select} FROM ${chunk.table} ${chunk.where}) TO STDOUT WITH (FORMAT csv)`,
+          ),
+        );
+        await pipeline(source, createWriteStream(file));
+        copied += source.rowCount;
+        options.onProgress?.({
+          phase: 'copy',
+          table: chunk.table,
+          tables: chunks.length,
+          done: index + 1,
+          rows: copied,
+          estimatedRows,
+        });
+        faultPoint('initial-load:mid-copy');
+        await files.put({ chunk, file });
       }
+    };
+    const copyAll = async () => {
+      const results = await Promise.allSettled(
+        copiers.map((connection) =>
+          copy(connection).catch((error: unknown) => {
+            failed = true;
+            throw error;
+          }),
+        ),
+      );
+      files.close();
+      const failure = results.find((r) => r.status === 'rejected');
+      if (failure) throw failure.reason;
     };
     const load = async () => {
       for await (const { chunk, file } of files) {
@@ -164,8 +193,8 @@ export async function fullSync(
         });
       }
     };
-    await Promise.all([copy(), load().catch((error: unknown) => files.fail(error))]);
-    await client.query('COMMIT');
+    await Promise.all([copyAll(), load().catch((error: unknown) => files.fail(error))]);
+    for (const connection of copiers) await connection.query('COMMIT');
 
     await writeSyncState(duck, {
       sourceSystemId: systemId,
@@ -188,17 +217,19 @@ export async function fullSync(
     };
   } catch (error) {
     if (duckOpen) await duck.run('ROLLBACK').catch(() => undefined);
-    await client.query('ROLLBACK').catch(() => undefined);
+    for (const connection of [client, ...helpers])
+      await connection.query('ROLLBACK').catch(() => undefined);
     throw error;
   } finally {
     client.release();
+    for (const helper of helpers) helper.release();
     duck.closeSync();
     await rm(dir, { recursive: true, force: true });
   }
 }
 
 /** Every table as one or more heap slices, and PostgreSQL's estimate of the rows in all. */
-async function planChunks(
+export async function planChunks(
   client: pg.PoolClient,
   tables: Map<string, ColumnInfo[]>,
   chunkPages: number,
@@ -228,19 +259,19 @@ async function planChunks(
   return { chunks, estimatedRows };
 }
 
-/** A bounded hand-over between one producer and one consumer, with backpressure. */
+/** A bounded hand-over between producers and one consumer, with backpressure. */
 class Channel<T> implements AsyncIterable<T> {
   private readonly items: T[] = [];
   private closed = false;
   private error: Error | undefined;
   private wakeConsumer?: () => void;
-  private wakeProducer?: () => void;
+  private wakeProducers: (() => void)[] = [];
 
   constructor(private readonly capacity: number) {}
 
   async put(item: T): Promise<void> {
     while (this.items.length >= this.capacity && this.error === undefined) {
-      await new Promise<void>((resolve) => (this.wakeProducer = resolve));
+      await new Promise<void>((resolve) => this.wakeProducers.push(resolve));
     }
     if (this.error !== undefined) throw this.error;
     this.items.push(item);
@@ -256,7 +287,7 @@ class Channel<T> implements AsyncIterable<T> {
   fail(reason: unknown): never {
     const error = reason instanceof Error ? reason : new Error(String(reason));
     this.error = error;
-    this.wakeProducer?.();
+    this.wakeProducers.splice(0).forEach((wake) => wake());
     throw error;
   }
 
@@ -264,7 +295,7 @@ class Channel<T> implements AsyncIterable<T> {
     for (;;) {
       const item = this.items.shift();
       if (item !== undefined) {
-        this.wakeProducer?.();
+        this.wakeProducers.splice(0).forEach((wake) => wake());
         yield item;
       } else if (this.closed) {
         return;
