@@ -4,7 +4,7 @@
 //   npm run bench -- sync-initial-load [timeEntries=10000000]   (BENCH_DIR, default /tmp/ll-bench-10m)
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { to as copyTo } from 'pg-copy-streams';
@@ -24,6 +24,8 @@ const bench = await benchStore(
   entries,
 );
 const dir = await mkdtemp(path.join(tmpdir(), 'll-initial-'));
+// The embedded server writes the load's slices itself when it can enter the folder.
+await chmod(dir, 0o755);
 try {
   const readModel = await openReadModel(path.join(dir, 'read-model.duckdb'));
   const duck = await readModel.connect();
