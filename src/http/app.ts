@@ -4,12 +4,16 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { ReadModel } from '../readmodel/read-model.ts';
 import type { ReadModelStatus } from '../readmodel/read-model-status.ts';
+import { registerClientRoutes } from '../api/clients/client.route.ts';
 import { registerPayoutSummaryRoute } from '../reports/payout-summary/payout-summary.route.ts';
+import { loadServerSecret } from '../store/server-secret.ts';
+import { CursorCodec } from './list/cursor.ts';
 import type { Database, TokenEnv } from '../store/schema.ts';
 import { authenticate } from './auth.ts';
 import { readModelUnavailable, registerErrorHandling } from './errors.ts';
 import { registerHealthRoutes } from './health.route.ts';
 import { registerMeRoute } from './me.route.ts';
+import { enforceRateLimit, TokenBucketLimiter, type RateLimitOptions } from './rate-limit.ts';
 import type { SyncService } from '../sync/sync-service.ts';
 
 export interface AppDependencies {
@@ -20,6 +24,8 @@ export interface AppDependencies {
   logLevel?: string;
   /** The running sync, for /healthz and /metrics (absent in tests that sync by hand). */
   sync?: SyncService;
+  /** Per-token request rate (decisions 3); unset fields take DEFAULT_RATE_LIMIT. */
+  rateLimit?: Partial<RateLimitOptions>;
 }
 
 /** What routes get: the stores, and a way to run a read against the read model. */
@@ -32,6 +38,8 @@ export interface RouteContext {
    * committed; resolves once the read model shows it.
    */
   readModelCaughtUp(): Promise<void>;
+  /** Signs and checks list cursors with the store's shared secret. */
+  cursors: CursorCodec;
 }
 
 export const API_PREFIX = '/api/v1';
@@ -45,10 +53,12 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   });
   registerErrorHandling(app);
 
+  const rateLimiter = new TokenBucketLimiter(deps.rateLimit);
   app.addHook('onRequest', async (request, reply) => {
     void reply.header('X-Request-Id', request.id);
     if (request.url.startsWith(`${API_PREFIX}/`)) {
       request.caller = await authenticate(deps.db, deps.tokenEnv, request);
+      enforceRateLimit(rateLimiter, request.caller.tokenPrefix, reply);
     }
   });
   app.addHook('onSend', async (request, reply) => {
@@ -59,6 +69,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 
   const context: RouteContext = {
     db: deps.db,
+    cursors: new CursorCodec(await loadServerSecret(deps.db, 'list-cursors')),
     async read(read) {
       if (!deps.status.ready) throw readModelUnavailable();
       const connection = await deps.readModel.connect();
@@ -77,6 +88,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     async (api) => {
       registerMeRoute(api, context);
       registerPayoutSummaryRoute(api, context);
+      registerClientRoutes(api, context);
     },
     { prefix: API_PREFIX },
   );

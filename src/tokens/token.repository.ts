@@ -102,6 +102,7 @@ export interface TokenIdentity {
   workspaceName: string;
   plan: Plan;
   timezone: string;
+  baseCurrency: string;
   userId: string;
   role: Role;
   scopes: Scope[];
@@ -127,6 +128,7 @@ export async function findTokenIdentity(
       'w.name as workspaceName',
       'w.plan',
       'w.timezone',
+      'w.base_currency as baseCurrency',
       't.user_id as userId',
       'm.role',
       't.scopes',

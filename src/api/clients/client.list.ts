@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import type { Caller } from '../../http/caller.ts';
+import type { ListEndpoint } from '../../http/list/list-endpoint.ts';
+import { booleanText, dateRanges, listQuery, many } from '../../http/list/list-query.ts';
+import type { SqlParams } from '../../http/list/sql-params.ts';
+import { dateRangeConditions, sortKeys } from '../list-filters.ts';
+import { CLIENT_COLUMNS, clientRowToRecord } from './client.record.ts';
+
+export const CLIENT_SORT_FIELDS = ['createdAt', 'id', 'name', 'relevance', 'updatedAt'] as const;
+
+/** GET /clients query (api-v1 "GET /clients"). */
+export const clientListQuery = listQuery(CLIENT_SORT_FIELDS, {
+  country: many(z.string().min(1).max(100)).optional(),
+  currency: many(z.string().transform((v) => v.toUpperCase())).optional(),
+  hasBillingEmail: booleanText.optional(),
+  hasBillingContact: booleanText.optional(),
+  hasBillingAddress: booleanText.optional(),
+  ...dateRanges(['createdAt', 'updatedAt']),
+});
+export type ClientListQuery = z.output<typeof clientListQuery>;
+
+const present = (column: string) => `(${column} IS NOT NULL AND trim(${column}) <> '')`;
+const BILLING_ADDRESS = [
+  'r.billing_address',
+  'r.billing_line1',
+  'r.billing_line2',
+  'r.billing_city',
+  'r.billing_region',
+  'r.billing_postal_code',
+  'r.billing_country',
+]
+  .map(present)
+  .join(' OR ');
+
+function flag(value: boolean | undefined, condition: string): string[] {
+  if (value === undefined) return [];
+  return [value ? `(${condition})` : `NOT (${condition})`];
+}
+
+export const clientList: ListEndpoint<ClientListQuery> = {
+  name: 'clients',
+  from: 'clients r',
+  select: CLIENT_COLUMNS,
+  sortKeys: sortKeys({
+    name: { expression: 'lower(r.name)', type: 'text' },
+    updatedAt: { expression: 'r.updated_at', type: 'timestamp' },
+  }),
+  where(query: ClientListQuery, params: SqlParams, caller: Caller): string[] {
+    return [
+      `r.workspace_id = ${params.bind(caller.workspaceId, 'UUID')}`,
+      'r.deleted_at IS NULL',
+      ...(query.country ? [params.in('r.billing_country', query.country)] : []),
+      ...(query.currency ? [params.in('upper(r.currency)', query.currency)] : []),
+      ...flag(query.hasBillingEmail, present('r.billing_email')),
+      // The billing contact: a named contact person (the billing email has its own filter).
+      ...flag(query.hasBillingContact, present('r.contact_name')),
+      ...flag(query.hasBillingAddress, BILLING_ADDRESS),
+      ...dateRangeConditions(query, params, {
+        createdAt: { expression: 'r.created_at', type: 'timestamp' },
+        updatedAt: { expression: 'r.updated_at', type: 'timestamp' },
+      }),
+    ];
+  },
+  toRecord: (row, caller) => clientRowToRecord(row, caller.baseCurrency),
+};

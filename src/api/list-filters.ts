@@ -1,0 +1,54 @@
+import type { SortKey } from '../http/list/keyset.ts';
+import type { RangeBound } from '../http/list/list-query.ts';
+import type { SqlParams } from '../http/list/sql-params.ts';
+
+/** Sort keys every list has (`id`, `createdAt` of the row `r`), plus the endpoint's own. */
+export function sortKeys(own: Record<string, SortKey>): Record<string, SortKey> {
+  return {
+    id: { expression: 'r.id', type: 'uuid' },
+    createdAt: { expression: 'r.created_at', type: 'timestamp' },
+    ...own,
+  };
+}
+
+/**
+ * Conditions of `<field>From` / `<field>To` (decisions 5): inclusive bounds, a plain date's
+ * upper bound covering its whole day. Dates compare as their UTC midnight.
+ */
+export function dateRangeConditions(
+  query: Record<string, unknown>,
+  params: SqlParams,
+  columns: Record<string, { expression: string; type: 'timestamp' | 'date' }>,
+): string[] {
+  const conditions: string[] = [];
+  for (const [field, column] of Object.entries(columns)) {
+    const micros =
+      column.type === 'timestamp'
+        ? `epoch_us(${column.expression})`
+        : `epoch_us(CAST(${column.expression} AS TIMESTAMP))`;
+    const from = query[`${field}From`] as RangeBound | undefined;
+    const to = query[`${field}To`] as RangeBound | undefined;
+    if (from) conditions.push(`${micros} >= ${params.bind(from.epochMicros, 'BIGINT')}`);
+    if (to)
+      conditions.push(
+        `${micros} ${to.exclusive ? '<' : '<='} ${params.bind(to.epochMicros, 'BIGINT')}`,
+      );
+  }
+  return conditions;
+}
+
+/** An inclusive decimal range `<name>Min` / `<name>Max` over `expression`. */
+export function moneyRangeConditions(
+  query: Record<string, unknown>,
+  params: SqlParams,
+  ranges: Record<string, string>,
+): string[] {
+  const conditions: string[] = [];
+  for (const [name, expression] of Object.entries(ranges)) {
+    const min = query[`${name}Min`] as string | undefined;
+    const max = query[`${name}Max`] as string | undefined;
+    if (min !== undefined) conditions.push(`${expression} >= ${params.bind(min, 'DECIMAL(18,4)')}`);
+    if (max !== undefined) conditions.push(`${expression} <= ${params.bind(max, 'DECIMAL(18,4)')}`);
+  }
+  return conditions;
+}

@@ -1,0 +1,120 @@
+import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
+import type { SqlParams } from './sql-params.ts';
+
+/** How a sort key compares: timestamps by microseconds since 1970, the rest by value. */
+export type KeyType = 'timestamp' | 'date' | 'decimal' | 'integer' | 'text' | 'uuid';
+
+export interface SortKey {
+  /** SQL over the list's FROM clause. */
+  expression: string;
+  type: KeyType;
+  /** NULLs sort last in either direction. */
+  nullable?: boolean;
+}
+
+export interface OrderPart extends SortKey {
+  descending: boolean;
+}
+
+const BIND_TYPE: Record<KeyType, string> = {
+  timestamp: 'BIGINT',
+  date: 'DATE',
+  decimal: 'DECIMAL(18,4)',
+  integer: 'BIGINT',
+  text: 'VARCHAR',
+  uuid: 'UUID',
+};
+
+function keyExpression(part: SortKey): string {
+  return part.type === 'timestamp' ? `epoch_us(${part.expression})` : part.expression;
+}
+
+/** ORDER BY of the parts, NULLs last. */
+export function orderBy(parts: readonly OrderPart[]): string {
+  return parts
+    .map((p) => `${keyExpression(p)} ${p.descending ? 'DESC' : 'ASC'} NULLS LAST`)
+    .join(', ');
+}
+
+/** Select-list items carrying each row's sort key as text (`_k0`, `_k1`, ...), for its cursor. */
+export function keyColumns(parts: readonly OrderPart[]): string {
+  return parts.map((p, i) => `CAST(${keyExpression(p)} AS VARCHAR) AS _k${i}`).join(', ');
+}
+
+/**
+ * Rows strictly after the row whose sort key is `last`, in the order of `parts` (keyset
+ * pagination): a page starts where the previous one ended, whatever was inserted meanwhile,
+ * and never repeats or skips a row. The last part must be unique (the id).
+ */
+export function after(
+  parts: readonly OrderPart[],
+  last: readonly (string | null)[],
+  params: SqlParams,
+): string {
+  if (last.length !== parts.length) throw new Error('cursor key does not fit the sort');
+  const condition = (i: number): string => {
+    const part = parts[i]!;
+    const column = keyExpression(part);
+    const value = last[i];
+    if (value === null || value === undefined) {
+      // Only NULLs follow a NULL (they sort last); among them the next parts decide.
+      return i === parts.length - 1 ? 'FALSE' : `(${column} IS NULL AND ${condition(i + 1)})`;
+    }
+    const bound = params.bind(value, BIND_TYPE[part.type]);
+    const beyond = `${column} ${part.descending ? '<' : '>'} ${bound}`;
+    if (i === parts.length - 1) return beyond;
+    const nulls = part.nullable ? `${column} IS NULL OR ` : '';
+    return `(${nulls}${beyond} OR (${column} = ${bound} AND ${condition(i + 1)}))`;
+  };
+  return condition(0);
+}
+
+export interface PageRequest {
+  /** WITH clause (without the keyword) that the FROM clause may use, e.g. search matches. */
+  with?: string;
+  select: string;
+  from: string;
+  where: readonly string[];
+  order: readonly OrderPart[];
+  limit: number;
+  /** The sort key of the previous page's last row. */
+  after: readonly (string | null)[] | null;
+  params: SqlParams;
+  /** Extra bound parameters (those of the WITH clause). */
+  extraParams?: Record<string, DuckDBValue>;
+}
+
+export interface Page {
+  rows: Record<string, unknown>[];
+  /** The sort key of the page's last row when more rows follow, else null. */
+  nextKey: (string | null)[] | null;
+}
+
+/** Reads one page: `limit` rows after the cursor's key, plus one to learn whether more follow. */
+export async function readPage(connection: DuckDBConnection, request: PageRequest): Promise<Page> {
+  const where = [...request.where];
+  if (request.after) where.push(after(request.order, request.after, request.params));
+  const text = `${request.with ? `WITH ${request.with} ` : ''}SELECT ${request.select}, ${keyColumns(request.order)}
+    FROM ${request.from}
+    WHERE ${where.length > 0 ? where.join(' AND ') : 'TRUE'}
+    ORDER BY ${orderBy(request.order)}
+    LIMIT ${request.limit + 1}`;
+  const reader = await connection.runAndReadAll(text, {
+    ...request.params.values,
+    ...request.extraParams,
+  });
+  const rows = reader.getRowObjectsJS() as Record<string, unknown>[];
+  const more = rows.length > request.limit;
+  const page = more ? rows.slice(0, request.limit) : rows;
+  const last = page[page.length - 1];
+  return {
+    rows: page,
+    nextKey:
+      more && last
+        ? request.order.map((_, i) => {
+            const key = last[`_k${i}`];
+            return typeof key === 'string' ? key : null;
+          })
+        : null,
+  };
+}

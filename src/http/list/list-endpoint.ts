@@ -1,0 +1,110 @@
+import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
+import type { Caller } from '../caller.ts';
+import { canonicalJson, invalidCursor, type CursorCodec } from './cursor.ts';
+import { readPage, type OrderPart, type SortKey } from './keyset.ts';
+import type { SortOrder } from './list-query.ts';
+import { SqlParams } from './sql-params.ts';
+
+/** Records matching a search, as a WITH clause `_search(record_id, rank)`: smaller rank is better. */
+export interface SearchMatches {
+  sql: string;
+  params: Record<string, DuckDBValue>;
+}
+
+/** What one list endpoint is: its rows, filters, sort keys and record shape. */
+export interface ListEndpoint<Q> {
+  /** Binds cursors to this endpoint. */
+  name: string;
+  /** FROM clause; the listed table is aliased `r`. */
+  from: string;
+  /** The record's columns, as toRecord reads them. */
+  select: string;
+  /** Sort keys by API field name (every sort field but `relevance`); `id` and `createdAt` included. */
+  sortKeys: Record<string, SortKey>;
+  /** Conditions of the caller's visibility and of the query's filters. */
+  where(query: Q, params: SqlParams, caller: Caller): string[];
+  /** Search matches for a search text, or null when it has no terms. */
+  search?(workspaceId: string, text: string): SearchMatches | null;
+  toRecord(row: Record<string, unknown>, caller: Caller): unknown;
+}
+
+export interface ListParams {
+  cursor?: string | undefined;
+  limit?: number | undefined;
+  sort?: SortOrder | undefined;
+  search?: string | undefined;
+}
+
+export interface ListResponse {
+  data: unknown[];
+  pagination: { limit: number; nextCursor: string | null };
+}
+
+const DEFAULT_SORT: SortOrder = { field: 'createdAt', descending: true };
+
+/**
+ * Answers a list request (decisions 5): filters, optional search, the sort with `id` as the
+ * last tie-breaker, one page after the cursor's key, and a signed cursor for the next page.
+ */
+export async function answerList<Q extends ListParams>(
+  connection: DuckDBConnection,
+  endpoint: ListEndpoint<Q>,
+  query: Q,
+  caller: Caller,
+  cursors: CursorCodec,
+): Promise<ListResponse> {
+  const params = new SqlParams();
+  const where = endpoint.where(query, params, caller);
+  const search = query.search?.trim()
+    ? (endpoint.search?.(caller.workspaceId, query.search) ?? null)
+    : null;
+  const sort = query.sort ?? DEFAULT_SORT;
+  const order = orderParts(endpoint, sort, search !== null);
+  const { cursor, limit: requested, ...filters } = query;
+  const limit = requested ?? 50;
+  const binding = canonicalJson([caller.workspaceId, caller.userId, endpoint.name, filters]);
+  const last = cursor === undefined ? null : cursors.decode(cursor, binding);
+  if (last !== null && last.length !== order.length) throw invalidCursor();
+
+  const page = await readPage(connection, {
+    ...(search ? { with: `_search AS (${search.sql})` } : {}),
+    select: endpoint.select,
+    from: search ? `${endpoint.from} JOIN _search ON _search.record_id = r.id` : endpoint.from,
+    where,
+    order,
+    limit,
+    after: last,
+    params,
+    ...(search ? { extraParams: search.params } : {}),
+  });
+  return {
+    data: page.rows.map((row) => endpoint.toRecord(row, caller)),
+    pagination: {
+      limit,
+      nextCursor: page.nextKey ? cursors.encode(binding, page.nextKey) : null,
+    },
+  };
+}
+
+/** The sort as key parts, ending with `id`; `relevance` ranks, then falls back on the default sort. */
+function orderParts<Q>(
+  endpoint: ListEndpoint<Q>,
+  sort: SortOrder,
+  searching: boolean,
+): OrderPart[] {
+  const id = endpoint.sortKeys.id!;
+  const createdAt = endpoint.sortKeys.createdAt!;
+  if (sort.field === 'relevance') {
+    // Without search terms (a search of only punctuation) every row ranks alike.
+    const rank: OrderPart = searching
+      ? { expression: '_search.rank', type: 'integer', descending: false }
+      : { expression: '0', type: 'integer', descending: false };
+    return [rank, { ...createdAt, descending: true }, { ...id, descending: true }];
+  }
+  const key = endpoint.sortKeys[sort.field]!;
+  if (sort.field === 'id') return [{ ...id, descending: sort.descending }];
+  return [
+    { ...key, descending: sort.descending },
+    { ...id, descending: sort.descending },
+  ];
+}
