@@ -5,6 +5,8 @@ import type { Kysely } from 'kysely';
 import type { ReadModel } from '../readmodel/read-model.ts';
 import type { ReadModelStatus } from '../readmodel/read-model-status.ts';
 import { registerClientRoutes } from '../api/clients/client.route.ts';
+import { registerInvoiceRoutes } from '../api/invoices/invoice.route.ts';
+import { registerProjectRoutes } from '../api/projects/project.route.ts';
 import { registerPayoutSummaryRoute } from '../reports/payout-summary/payout-summary.route.ts';
 import { loadServerSecret } from '../store/server-secret.ts';
 import { CursorCodec } from './list/cursor.ts';
@@ -89,6 +91,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       registerMeRoute(api, context);
       registerPayoutSummaryRoute(api, context);
       registerClientRoutes(api, context);
+      registerProjectRoutes(api, context);
+      registerInvoiceRoutes(api, context);
     },
     { prefix: API_PREFIX },
   );

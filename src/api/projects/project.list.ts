@@ -1,0 +1,85 @@
+import { z } from 'zod';
+import type { Caller } from '../../http/caller.ts';
+import type { ListEndpoint } from '../../http/list/list-endpoint.ts';
+import { dateRanges, listQuery, many, once } from '../../http/list/list-query.ts';
+import type { SqlParams } from '../../http/list/sql-params.ts';
+import { dateRangeConditions, sortKeys } from '../list-filters.ts';
+import {
+  PROJECT_COLUMNS,
+  PROJECT_STATUSES,
+  projectRowToRecord,
+  RATE_TYPES,
+} from './project.record.ts';
+
+export const PROJECT_SORT_FIELDS = [
+  'createdAt',
+  'dueDate',
+  'id',
+  'name',
+  'relevance',
+  'startDate',
+  'status',
+  'updatedAt',
+] as const;
+
+/** GET /projects query (api-v1 "GET /projects"). */
+export const projectListQuery = listQuery(PROJECT_SORT_FIELDS, {
+  clientName: once(z.string().max(200)).optional(),
+  clientId: many(z.uuid()).optional(),
+  memberId: many(z.uuid()).optional(),
+  status: many(z.enum(PROJECT_STATUSES)).optional(),
+  rateType: many(z.enum(RATE_TYPES)).optional(),
+  timeline: many(z.enum(['dated', 'undated'])).optional(),
+  budget: many(z.enum(['present', 'absent'])).optional(),
+  ...dateRanges(['startDate', 'dueDate', 'createdAt', 'updatedAt']),
+});
+export type ProjectListQuery = z.output<typeof projectListQuery>;
+
+const DATED = '(r.start_date IS NOT NULL OR r.due_date IS NOT NULL)';
+const BUDGETED = '(r.budget_amount IS NOT NULL OR r.budget_hours IS NOT NULL)';
+
+/** `condition` when only `yes` is asked, its negation when only `no`, nothing for both. */
+function either(values: string[] | undefined, yes: string, condition: string): string[] {
+  if (!values || values.length !== 1) return [];
+  return [values[0] === yes ? condition : `NOT ${condition}`];
+}
+
+export const projectList: ListEndpoint<ProjectListQuery> = {
+  name: 'projects',
+  from: `projects r LEFT JOIN clients c ON c.id = r.client_id
+    JOIN workspaces w ON w.id = r.workspace_id`,
+  select: PROJECT_COLUMNS,
+  sortKeys: sortKeys({
+    dueDate: { expression: 'r.due_date', type: 'date', nullable: true },
+    name: { expression: 'lower(r.name)', type: 'text' },
+    startDate: { expression: 'r.start_date', type: 'date', nullable: true },
+    status: { expression: 'r.status', type: 'text' },
+    updatedAt: { expression: 'r.updated_at', type: 'timestamp' },
+  }),
+  where(query: ProjectListQuery, params: SqlParams, caller: Caller): string[] {
+    const member = (users: string[]) =>
+      `EXISTS (SELECT 1 FROM project_members pm WHERE pm.project_id = r.id AND ${params.in('pm.user_id', users, 'UUID')})`;
+    return [
+      `r.workspace_id = ${params.bind(caller.workspaceId, 'UUID')}`,
+      'r.deleted_at IS NULL',
+      // Members see only the projects they were granted (api-v1 "GET /projects").
+      ...(caller.role === 'MEMBER' ? [member([caller.userId])] : []),
+      ...(query.clientName
+        ? [`contains(lower(c.name), lower(${params.bind(query.clientName)}))`]
+        : []),
+      ...(query.clientId ? [params.in('r.client_id', query.clientId, 'UUID')] : []),
+      ...(query.memberId ? [member(query.memberId)] : []),
+      ...(query.status ? [params.in('r.status', query.status)] : []),
+      ...(query.rateType ? [params.in('r.rate_type', query.rateType)] : []),
+      ...either(query.timeline, 'dated', DATED),
+      ...either(query.budget, 'present', BUDGETED),
+      ...dateRangeConditions(query, params, {
+        startDate: { expression: 'r.start_date', type: 'date' },
+        dueDate: { expression: 'r.due_date', type: 'date' },
+        createdAt: { expression: 'r.created_at', type: 'timestamp' },
+        updatedAt: { expression: 'r.updated_at', type: 'timestamp' },
+      }),
+    ];
+  },
+  toRecord: projectRowToRecord,
+};
