@@ -11,6 +11,16 @@ const configSchema = z.object({
   PORT: z.coerce.number({ error: 'must be a port number' }).int().min(0).max(65535).default(3000),
   TOKEN_ENV: z.enum(['live', 'test']).default('live'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('warn'),
+  // Unset: DEFAULT_RATE_LIMIT of src/http/rate-limit.ts (20 per second, bursts of 100).
+  RATE_LIMIT_PER_SECOND: z.coerce
+    .number({ error: 'must be a number of requests per second' })
+    .positive()
+    .optional(),
+  RATE_LIMIT_BURST: z.coerce
+    .number({ error: 'must be a whole number of requests' })
+    .int()
+    .min(1)
+    .optional(),
 });
 
 export interface Config {
@@ -20,6 +30,10 @@ export interface Config {
   port: number;
   tokenEnv: 'live' | 'test';
   logLevel: z.infer<typeof configSchema>['LOG_LEVEL'];
+  /** Per-token requests per second; undefined takes the rate limiter's default. */
+  rateLimitPerSecond: number | undefined;
+  /** Per-token burst; undefined takes the rate limiter's default. */
+  rateLimitBurst: number | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -46,5 +60,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: c.PORT,
     tokenEnv: c.TOKEN_ENV,
     logLevel: c.LOG_LEVEL,
+    rateLimitPerSecond: c.RATE_LIMIT_PER_SECOND,
+    rateLimitBurst: c.RATE_LIMIT_BURST,
   };
 }

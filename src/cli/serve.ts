@@ -22,6 +22,10 @@ export async function serve(
     tokenEnv: config.tokenEnv,
     logLevel: config.logLevel,
     sync,
+    rateLimit: {
+      ...(config.rateLimitPerSecond === undefined ? {} : { perSecond: config.rateLimitPerSecond }),
+      ...(config.rateLimitBurst === undefined ? {} : { burst: config.rateLimitBurst }),
+    },
   });
   const shutdown = async (signal: string) => {
     info(`${signal}: shutting down`);

@@ -5,6 +5,8 @@ import type { Kysely } from 'kysely';
 import type { ReadModel } from '../readmodel/read-model.ts';
 import type { ReadModelStatus } from '../readmodel/read-model-status.ts';
 import { registerClientRoutes } from '../api/clients/client.route.ts';
+import { registerExpenseRoutes } from '../api/expenses/expense.route.ts';
+import { registerTaskRoutes } from '../api/tasks/task.route.ts';
 import { registerInvoiceRoutes } from '../api/invoices/invoice.route.ts';
 import { registerProjectRoutes } from '../api/projects/project.route.ts';
 import { registerPayoutSummaryRoute } from '../reports/payout-summary/payout-summary.route.ts';
@@ -12,6 +14,7 @@ import { loadServerSecret } from '../store/server-secret.ts';
 import { CursorCodec } from './list/cursor.ts';
 import type { Database, TokenEnv } from '../store/schema.ts';
 import { authenticate } from './auth.ts';
+import { registerJsonBodyParser } from './json-body.ts';
 import { readModelUnavailable, registerErrorHandling } from './errors.ts';
 import { registerHealthRoutes } from './health.route.ts';
 import { registerMeRoute } from './me.route.ts';
@@ -54,6 +57,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     genReqId: () => randomUUID(),
   });
   registerErrorHandling(app);
+  registerJsonBodyParser(app);
 
   const rateLimiter = new TokenBucketLimiter(deps.rateLimit);
   app.addHook('onRequest', async (request, reply) => {
@@ -93,6 +97,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       registerClientRoutes(api, context);
       registerProjectRoutes(api, context);
       registerInvoiceRoutes(api, context);
+      registerTaskRoutes(api, context);
+      registerExpenseRoutes(api, context);
     },
     { prefix: API_PREFIX },
   );

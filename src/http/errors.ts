@@ -35,6 +35,42 @@ export const validationFailed = (fields: Record<string, string>) =>
   new ApiError(422, 'validation_failed', 'Some values are invalid.', { fields });
 export const invalidQuery = (fields: Record<string, string>) =>
   new ApiError(422, 'invalid_query', 'The query has unknown or repeated parameters.', { fields });
+/** A time entry's duration sent beside a `startTime`+`endTime` pair it differs from (decisions 3). */
+export const durationConflict = (fields: Record<string, string>) =>
+  new ApiError(
+    422,
+    'duration_conflict',
+    'The duration sent differs from the time between startTime and endTime.',
+    { fields },
+  );
+/** A time entry on a SENT/PAID invoice or an APPROVED team bill (decisions 3); `fields` names what it tried to change. */
+export const entryLocked = (fields: Record<string, string>) =>
+  new ApiError(
+    409,
+    'entry_locked',
+    'This time entry is on a sent or paid invoice or an approved team bill, so its duration, date, project and user cannot change.',
+    { fields },
+  );
+export const idempotencyKeyRequired = () =>
+  new ApiError(400, 'idempotency_key_required', 'This request needs an Idempotency-Key header.');
+export const idempotencyKeyReused = () =>
+  new ApiError(
+    422,
+    'idempotency_key_reused',
+    'This Idempotency-Key was already used for a different request.',
+  );
+export const idempotencyInProgress = () =>
+  new ApiError(
+    409,
+    'idempotency_in_progress',
+    'A request with this Idempotency-Key is still being processed; retry shortly.',
+  );
+export const rateLimited = () =>
+  new ApiError(
+    429,
+    'rate_limited',
+    'This token has sent too many requests; retry after the time in Retry-After.',
+  );
 export const readModelUnavailable = () =>
   new ApiError(
     503,

@@ -1,4 +1,5 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { RecordTables } from './record-tables.ts';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type NullableTimestamp = ColumnType<
@@ -54,6 +55,22 @@ export interface ApiTokenTable {
   revoked_at: NullableTimestamp;
 }
 
+/**
+ * A create's response kept for replay (decisions 6; src/http/idempotency.ts). The response
+ * columns are NULL only inside the transaction that claimed the key.
+ */
+export interface IdempotencyKeyTable {
+  workspace_id: string;
+  token_prefix: string;
+  key: string;
+  method: string;
+  path: string;
+  body_sha256: Buffer;
+  response_status: number | null;
+  response_body: Buffer | null;
+  created_at: Timestamp;
+}
+
 export interface SchemaMigrationTable {
   version: string;
   sha256: string;
@@ -61,11 +78,12 @@ export interface SchemaMigrationTable {
 }
 
 /** Tables reached through Kysely. Bulk paths (import, export, sync) use COPY and cursors. */
-export interface Database {
+export interface Database extends RecordTables {
   workspaces: WorkspaceTable;
   users: UserTable;
   members: MemberTable;
   api_tokens: ApiTokenTable;
+  idempotency_keys: IdempotencyKeyTable;
   schema_migrations: SchemaMigrationTable;
 }
 

@@ -8,6 +8,7 @@ import type { ImportResult } from '../../src/snapshot/import.ts';
 import { createKysely, createPool } from '../../src/store/database.ts';
 import type { Database } from '../../src/store/schema.ts';
 import { fullSync } from '../../src/sync/full-sync.ts';
+import { SyncService } from '../../src/sync/sync-service.ts';
 import { createTestDatabase } from './databases.ts';
 import { importObject } from './import-object.ts';
 
@@ -18,32 +19,65 @@ export interface Harness {
   readModel: ReadModel;
   status: ReadModelStatus;
   app: FastifyInstance;
+  /** The running sync of a live harness (logical replication), else undefined. */
+  syncService: SyncService | undefined;
   /** Imports a snapshot object (written to a temp JSON file first). */
   importObject(snapshot: unknown, options?: { replace?: boolean }): Promise<ImportResult>;
+  /**
+   * Brings the read model up to the store: a full copy, or in a live harness the first call
+   * starts the sync service and every call waits until it has caught up.
+   */
   sync(): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function createHarness(): Promise<Harness> {
+/**
+ * `live`: a sync service follows the store by logical replication, so writes through the
+ * app wait for the read model as in production (read-your-writes).
+ */
+export async function createHarness(options: { live?: boolean } = {}): Promise<Harness> {
   const database = await createTestDatabase();
   const pool = createPool(database.url);
   const db = createKysely(pool);
   const readModel = await openReadModel(':memory:');
   const status = new ReadModelStatus();
-  const app = await buildApp({ db, readModel, status, tokenEnv: 'test' });
+  const syncService = options.live
+    ? new SyncService({ pool, url: database.url, readModel, status })
+    : undefined;
+  const app = await buildApp({
+    db,
+    readModel,
+    status,
+    tokenEnv: 'test',
+    ...(syncService ? { sync: syncService } : {}),
+  });
+  let started = false;
   return {
     pool,
     db,
     readModel,
     status,
     app,
+    syncService,
     importObject: (snapshot, options = {}) => importObject(pool, snapshot, options),
     async sync() {
+      if (syncService) {
+        if (!started) await syncService.start();
+        started = true;
+        await syncService.waitForStore();
+        return;
+      }
       const result = await fullSync(pool, readModel);
       status.dataAsOf = result.dataAsOf;
     },
     async close() {
       await app.close();
+      if (syncService) {
+        await syncService.stop();
+        await pool.query(
+          'SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = current_database() AND NOT active',
+        );
+      }
       readModel.close();
       await db.destroy();
       await database.drop();

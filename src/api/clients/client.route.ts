@@ -1,10 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import { requireAccess } from '../../http/access.ts';
 import type { RouteContext } from '../../http/app.ts';
+import { notFound } from '../../http/errors.ts';
+import { runIdempotent } from '../../http/idempotency.ts';
 import { answerList } from '../../http/list/list-endpoint.ts';
 import { parseQuery } from '../../http/list/list-query.ts';
 import { MANAGER_UP } from '../roles.ts';
+import { recordId, runWrite } from '../write.ts';
+import { parseClientInput } from './client.input.ts';
 import { clientList, clientListQuery } from './client.list.ts';
+import { clientRowToRecord } from './client.record.ts';
+import { insertClient, updateClient } from './client.repository.ts';
 
 /** /clients: Manager, Admin and Owner (api-v1 "Role rules by area"). */
 export function registerClientRoutes(app: FastifyInstance, context: RouteContext): void {
@@ -14,5 +20,39 @@ export function registerClientRoutes(app: FastifyInstance, context: RouteContext
     return context.read((connection) =>
       answerList(connection, clientList, query, request.caller, context.cursors),
     );
+  });
+
+  app.post('/clients', async (request, reply) => {
+    const caller = request.caller;
+    requireAccess(caller, { roles: MANAGER_UP, scope: 'write' });
+    const input = parseClientInput(request.body);
+    // The key is optional here (decisions 6 leaves it open; docs/decisions.md).
+    await runIdempotent(
+      { db: context.db, request, reply, required: false },
+      async (trx) => ({
+        status: 201,
+        body: {
+          data: clientRowToRecord(
+            await insertClient(trx, caller.workspaceId, input),
+            caller.baseCurrency,
+          ),
+        },
+      }),
+      () => context.readModelCaughtUp(),
+    );
+    return reply;
+  });
+
+  app.patch<{ Params: { id: string } }>('/clients/:id', async (request) => {
+    const caller = request.caller;
+    requireAccess(caller, { roles: MANAGER_UP, scope: 'write' });
+    const id = recordId(request.params.id);
+    const input = parseClientInput(request.body);
+    const row = await runWrite(context, async (trx) => {
+      const updated = await updateClient(trx, caller.workspaceId, id, input);
+      if (!updated) throw notFound();
+      return updated;
+    });
+    return { data: clientRowToRecord(row, caller.baseCurrency) };
   });
 }

@@ -1,0 +1,41 @@
+import type { FastifyInstance } from 'fastify';
+import { requireAccess } from '../../http/access.ts';
+import type { RouteContext } from '../../http/app.ts';
+import { notFound } from '../../http/errors.ts';
+import { runIdempotent } from '../../http/idempotency.ts';
+import { MANAGER_UP } from '../roles.ts';
+import { recordId, runWrite } from '../write.ts';
+import { parseExpenseCreate, parseExpenseUpdate } from './expense.input.ts';
+import { expenseRowToRecord } from './expense.record.ts';
+import { insertExpense, updateExpense } from './expense.repository.ts';
+
+/** /expenses: Manager, Admin and Owner. */
+export function registerExpenseRoutes(app: FastifyInstance, context: RouteContext): void {
+  app.post('/expenses', async (request, reply) => {
+    const caller = request.caller;
+    requireAccess(caller, { roles: MANAGER_UP, scope: 'write' });
+    const input = parseExpenseCreate(request.body);
+    await runIdempotent(
+      { db: context.db, request, reply, required: true },
+      async (trx) => ({
+        status: 201,
+        body: { data: expenseRowToRecord(await insertExpense(trx, caller.workspaceId, input)) },
+      }),
+      () => context.readModelCaughtUp(),
+    );
+    return reply;
+  });
+
+  app.patch<{ Params: { id: string } }>('/expenses/:id', async (request) => {
+    const caller = request.caller;
+    requireAccess(caller, { roles: MANAGER_UP, scope: 'write' });
+    const id = recordId(request.params.id);
+    const input = parseExpenseUpdate(request.body);
+    const row = await runWrite(context, async (trx) => {
+      const updated = await updateExpense(trx, caller.workspaceId, id, input);
+      if (!updated) throw notFound();
+      return updated;
+    });
+    return { data: expenseRowToRecord(row) };
+  });
+}

@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import {
+  dateInput,
+  decimalInput,
+  optionalText,
+  parseBody,
+  requiredText,
+  uuidInput,
+} from '../../http/write-body.ts';
+import { TASK_PRIORITIES, TASK_STATUSES } from './task.record.ts';
+
+const fields = {
+  name: requiredText(200),
+  description: optionalText(10_000).optional(),
+  status: z.enum(TASK_STATUSES, { error: `must be one of ${TASK_STATUSES.join(', ')}` }).optional(),
+  priority: z
+    .enum(TASK_PRIORITIES, { error: `must be one of ${TASK_PRIORITIES.join(', ')}` })
+    .optional(),
+  billable: z.boolean({ error: 'must be true or false' }).optional(),
+  estimatedHours: decimalInput()
+    .refine((v) => !v.startsWith('-'), 'must not be negative')
+    .nullable()
+    .optional(),
+  assigneeIds: z
+    .array(uuidInput, { error: 'must be a list of user ids' })
+    .max(50, 'takes at most 50 assignees')
+    .transform((ids) => [...new Set(ids)])
+    .optional(),
+  tags: z
+    .array(z.string().trim().min(1, 'must not be empty').max(50, 'must be at most 50 characters'), {
+      error: 'must be a list of strings',
+    })
+    .max(50, 'takes at most 50 tags')
+    .transform((tags) => [...new Set(tags)])
+    .optional(),
+  startDate: dateInput.nullable().optional(),
+  dueDate: dateInput.nullable().optional(),
+  endDate: dateInput.nullable().optional(),
+};
+
+/** POST /tasks body: `projectId` and `name` required (api-v1, decisions 4 and 6). */
+export const taskCreateInput = z.object({ projectId: uuidInput, ...fields });
+/** PATCH /tasks/{id} body: every field optional. */
+export const taskUpdateInput = z.object({ projectId: uuidInput.optional(), ...fields }).partial();
+
+export type TaskCreateInput = z.output<typeof taskCreateInput>;
+export type TaskUpdateInput = z.output<typeof taskUpdateInput>;
+
+export const parseTaskCreate = (body: unknown) => parseBody(taskCreateInput, body);
+export const parseTaskUpdate = (body: unknown) => parseBody(taskUpdateInput, body);
