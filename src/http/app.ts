@@ -15,6 +15,7 @@ import { CursorCodec } from './list/cursor.ts';
 import type { Database, TokenEnv } from '../store/schema.ts';
 import { authenticate } from './auth.ts';
 import { registerJsonBodyParser } from './json-body.ts';
+import { registerOpenApiRoutes } from './openapi.ts';
 import { readModelUnavailable, registerErrorHandling } from './errors.ts';
 import { registerHealthRoutes } from './health.route.ts';
 import { registerMeRoute } from './me.route.ts';
@@ -48,6 +49,8 @@ export interface RouteContext {
 }
 
 export const API_PREFIX = '/api/v1';
+/** The API's own description is public. */
+const PUBLIC_PATHS = new Set([`${API_PREFIX}/openapi.json`, `${API_PREFIX}/docs`]);
 
 /** Builds the HTTP API. `server.ts` listens; tests call `app.inject()`. */
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
@@ -62,7 +65,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   const rateLimiter = new TokenBucketLimiter(deps.rateLimit);
   app.addHook('onRequest', async (request, reply) => {
     void reply.header('X-Request-Id', request.id);
-    if (request.url.startsWith(`${API_PREFIX}/`)) {
+    if (request.url.startsWith(`${API_PREFIX}/`) && !PUBLIC_PATHS.has(request.url.split('?')[0]!)) {
       request.caller = await authenticate(deps.db, deps.tokenEnv, request);
       enforceRateLimit(rateLimiter, request.caller.tokenPrefix, reply);
     }
@@ -90,6 +93,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     },
   };
   registerHealthRoutes(app, { db: deps.db, status: deps.status, sync: deps.sync });
+  registerOpenApiRoutes(app);
   await app.register(
     async (api) => {
       registerMeRoute(api, context);
