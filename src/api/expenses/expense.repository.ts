@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Transaction, Updateable } from 'kysely';
 import { validationFailed } from '../../http/errors.ts';
 import { currencyScale } from '../../money/currencies.ts';
-import { decimalTextProblem } from '../../money/money.ts';
+import { decimalTextProblem, Money } from '../../money/money.ts';
 import type { ExpenseTable } from '../../store/record-tables.ts';
 import type { Database } from '../../store/schema.ts';
 import { requireProject } from '../references.ts';
@@ -47,7 +47,8 @@ async function resolve(
     input.clientId !== undefined || current.currency === undefined
       ? await clientCurrency(trx, workspaceId, clientId)
       : (current.currency as string);
-  const amount = input.amount ?? (current.amount as string);
+  // A stored amount is NUMERIC(18,4) text ("10.0000"): its significant digits are what count.
+  const amount = input.amount ?? new Money(current.amount as string).toFixed();
   const problem = decimalTextProblem(amount, currencyScale(currency) ?? 2);
   if (problem) throw validationFailed({ amount: `${problem} in ${currency}` });
   const projectId =
