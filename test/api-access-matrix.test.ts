@@ -105,6 +105,14 @@ export const ENDPOINTS: Record<string, Endpoint> = {
     scope: 'write',
     status: managerUp(200),
   },
+  'PATCH /time-entries/{id}': {
+    method: 'PATCH',
+    // Each caller edits their own entry.
+    path: (w, role) => `/time-entries/${uid(w, KIND.entry, ROLES.indexOf(role))}`,
+    body: () => ({ duration: '1h30m' }),
+    scope: 'write',
+    status: all(200),
+  },
   'GET /team-payouts/summary': {
     method: 'GET',
     path: () => '/team-payouts/summary',

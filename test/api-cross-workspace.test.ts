@@ -57,6 +57,16 @@ const PROBES: Record<string, Probe> = {
     body: () => ({ name: 'Hijacked' }),
   },
   'DELETE /tasks/{id}': { method: 'DELETE', path: (id) => `/tasks/${id(KIND.task)}` },
+  'PATCH /time-entries/{id}': {
+    method: 'PATCH',
+    path: (id) => `/time-entries/${id(KIND.entry)}`,
+    body: () => ({ durationSeconds: 60 }),
+  },
+  'PATCH /time-entries/{id} (projectId)': {
+    method: 'PATCH',
+    path: () => `/time-entries/${uid(MINE, KIND.entry)}`,
+    body: (id) => ({ projectId: id(KIND.project) }),
+  },
   'POST /tasks (projectId)': {
     method: 'POST',
     path: () => '/tasks',

@@ -9,6 +9,7 @@ import { registerExpenseRoutes } from '../api/expenses/expense.route.ts';
 import { registerTaskRoutes } from '../api/tasks/task.route.ts';
 import { registerInvoiceRoutes } from '../api/invoices/invoice.route.ts';
 import { registerProjectRoutes } from '../api/projects/project.route.ts';
+import { registerTimeEntryRoutes } from '../api/time-entries/time-entry.route.ts';
 import { registerPayoutSummaryRoute } from '../reports/payout-summary/payout-summary.route.ts';
 import { loadServerSecret } from '../store/server-secret.ts';
 import { CursorCodec } from './list/cursor.ts';
@@ -101,6 +102,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       registerClientRoutes(api, context);
       registerProjectRoutes(api, context);
       registerInvoiceRoutes(api, context);
+      registerTimeEntryRoutes(api, context);
       registerTaskRoutes(api, context);
       registerExpenseRoutes(api, context);
     },

@@ -12,6 +12,8 @@ import { projectRecord } from '../api/projects/project.record.ts';
 import { listResponse, singleResponse } from '../api/schema-parts.ts';
 import { taskCreateInput, taskUpdateInput } from '../api/tasks/task.input.ts';
 import { taskRecord } from '../api/tasks/task.record.ts';
+import { timeEntryUpdateInput } from '../api/time-entries/time-entry.input.ts';
+import { timeEntryRecord } from '../api/time-entries/time-entry.record.ts';
 import { payoutSummarySchema } from '../reports/payout-summary/payout-summary.schema.ts';
 import { meRecord } from './me.route.ts';
 
@@ -161,6 +163,23 @@ export const OPERATIONS: OperationDoc[] = [
     pathId: true,
     success: { status: 200, schema: singleResponse(taskRecord) },
     errors: { 404: ['not_found'] },
+  },
+  {
+    method: 'patch',
+    path: '/time-entries/{id}',
+    summary:
+      'Update a time entry: its length from durationSeconds, duration (1h30m, 1:30, 1.5h...) or startTime+endTime',
+    access:
+      'any role for own entries; Owner and Admin for a teammate’s (userId moves it); write scope',
+    pathId: true,
+    body: timeEntryUpdateInput,
+    success: { status: 200, schema: singleResponse(timeEntryRecord) },
+    errors: {
+      ...WRITE_ERRORS,
+      404: ['not_found'],
+      409: ['entry_locked'],
+      422: ['validation_failed', 'duration_conflict'],
+    },
   },
   {
     method: 'get',
