@@ -4,7 +4,7 @@ import { createWriteStream } from 'node:fs';
 import { chmod, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type pg from 'pg';
-import { generateWorkspace } from '../src/snapshot/generate.ts';
+import { generateWorkspace, type GenerateOptions } from '../src/snapshot/generate.ts';
 import { importSnapshot } from '../src/snapshot/import.ts';
 import { readSnapshot } from '../src/snapshot/read-snapshot.ts';
 import { createPool } from '../src/store/database.ts';
@@ -19,8 +19,15 @@ export interface BenchStore {
   close(): Promise<void>;
 }
 
-/** An embedded store under `dir` holding a generated workspace of `timeEntries` entries. */
-export async function benchStore(dir: string, timeEntries: number): Promise<BenchStore> {
+/**
+ * An embedded store under `dir` holding a generated workspace of `timeEntries` entries
+ * (and the generator's other `options`, e.g. more clients).
+ */
+export async function benchStore(
+  dir: string,
+  timeEntries: number,
+  options: Partial<Omit<GenerateOptions, 'timeEntries' | 'seed'>> = {},
+): Promise<BenchStore> {
   await mkdir(dir, { recursive: true });
   await chmod(dir, 0o755);
   const store = await startEmbeddedStore({ dataDir: path.join(dir, 'data') });
@@ -33,7 +40,7 @@ export async function benchStore(dir: string, timeEntries: number): Promise<Benc
       `preparing: generating ${timeEntries.toLocaleString('en-US')} time entries (once per BENCH_DIR)`,
     );
     const out = createWriteStream(file);
-    await generateWorkspace({ timeEntries, seed: 7 }, out);
+    await generateWorkspace({ ...options, timeEntries, seed: 7 }, out);
     await new Promise<void>((resolve) => out.end(() => resolve()));
     log('preparing: importing');
     await importSnapshot(pool, readSnapshot(file), {
