@@ -26,6 +26,12 @@ export interface ListEndpoint<Q> {
   /** Search matches for a search text, or null when it has no terms. */
   search?(workspaceId: string, text: string): SearchMatches | null;
   toRecord(row: Record<string, unknown>, caller: Caller): unknown;
+  /** Records of a whole page at once, for records with nested lists read in one more query. */
+  toRecords?(
+    connection: DuckDBConnection,
+    rows: Record<string, unknown>[],
+    caller: Caller,
+  ): Promise<unknown[]>;
 }
 
 export interface ListParams {
@@ -78,7 +84,9 @@ export async function answerList<Q extends ListParams>(
     ...(search ? { extraParams: search.params } : {}),
   });
   return {
-    data: page.rows.map((row) => endpoint.toRecord(row, caller)),
+    data: endpoint.toRecords
+      ? await endpoint.toRecords(connection, page.rows, caller)
+      : page.rows.map((row) => endpoint.toRecord(row, caller)),
     pagination: {
       limit,
       nextCursor: page.nextKey ? cursors.encode(binding, page.nextKey) : null,

@@ -1,0 +1,160 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { z } from 'zod';
+import { money, rate, text, timestamp } from '../../api/record-values.ts';
+import { currencyCode, isoDate, isoTimestamp, moneyText, uuid } from '../../api/schema-parts.ts';
+import { sortKeys } from '../../api/list-filters.ts';
+import type { Caller } from '../../http/caller.ts';
+import type { ListEndpoint } from '../../http/list/list-endpoint.ts';
+import { listQuery, once } from '../../http/list/list-query.ts';
+import type { SqlParams } from '../../http/list/sql-params.ts';
+import { links, linksRecord } from './links.ts';
+
+/** A payee as the API answers it (api-v1 "Team payee"). */
+export const payeeRecord = z.object({
+  id: uuid,
+  userId: uuid,
+  name: z.string(),
+  email: z.string().nullable(),
+  startDate: isoDate.nullable(),
+  rates: z.array(
+    z.object({
+      id: uuid,
+      effectiveFrom: isoDate,
+      hourlyRate: moneyText,
+      currency: currencyCode,
+      createdAt: isoTimestamp,
+    }),
+  ),
+  credits: z.array(
+    z.object({
+      id: uuid,
+      currency: currencyCode,
+      amount: moneyText,
+      remaining: moneyText,
+      reason: z.string().nullable(),
+    }),
+  ),
+  createdAt: isoTimestamp,
+  updatedAt: isoTimestamp,
+  links: linksRecord,
+});
+export type PayeeRecord = z.infer<typeof payeeRecord>;
+
+export const PAYEE_SORT_FIELDS = ['id', 'name', 'createdAt', 'updatedAt'] as const;
+
+/** GET /team-payouts/payees query (api-v1); strict. */
+export const payeeListQuery = listQuery(PAYEE_SORT_FIELDS, {
+  userId: once(z.uuid()).optional(),
+  currency: once(z.string().transform((v) => v.toUpperCase())).optional(),
+});
+export type PayeeListQuery = z.output<typeof payeeListQuery>;
+
+const PAYEE_COLUMNS = `r.id, r.user_id, r.name, r.email, CAST(r.start_date AS VARCHAR) AS start_date,
+  r.created_at, r.updated_at`;
+
+/** The live rates (by effective date) and credits of the payees `ids`, in one query each. */
+async function payeeRecords(
+  connection: DuckDBConnection,
+  rows: Record<string, unknown>[],
+): Promise<PayeeRecord[]> {
+  const ids = rows.map((r) => text(r.id)!);
+  if (ids.length === 0) return [];
+  const list = `[${ids.map((_, i) => `$id${i}::UUID`).join(', ')}]`;
+  const params = Object.fromEntries(ids.map((id, i) => [`id${i}`, id]));
+  const rates = (
+    await connection.runAndReadAll(
+      `SELECT id, payee_id, CAST(effective_from AS VARCHAR) AS effective_from,
+         CAST(hourly_rate AS VARCHAR) AS hourly_rate, currency, created_at
+       FROM payee_rates WHERE deleted_at IS NULL AND list_contains(${list}, payee_id)
+       ORDER BY effective_from, id`,
+      params,
+    )
+  ).getRowObjectsJS();
+  const credits = (
+    await connection.runAndReadAll(
+      `SELECT id, payee_id, currency, CAST(amount AS VARCHAR) AS amount,
+         CAST(remaining AS VARCHAR) AS remaining, reason
+       FROM payee_credits WHERE deleted_at IS NULL AND list_contains(${list}, payee_id)
+       ORDER BY created_at, id`,
+      params,
+    )
+  ).getRowObjectsJS();
+  return rows.map((row) => {
+    const id = text(row.id)!;
+    return {
+      id,
+      userId: text(row.user_id)!,
+      name: text(row.name)!,
+      email: text(row.email),
+      startDate: text(row.start_date),
+      rates: rates
+        .filter((r) => text(r.payee_id) === id)
+        .map((r) => ({
+          id: text(r.id)!,
+          effectiveFrom: text(r.effective_from)!,
+          hourlyRate: rate(r.hourly_rate, text(r.currency)!)!,
+          currency: text(r.currency)!,
+          createdAt: timestamp(r.created_at)!,
+        })),
+      credits: credits
+        .filter((c) => text(c.payee_id) === id)
+        .map((c) => ({
+          id: text(c.id)!,
+          currency: text(c.currency)!,
+          amount: money(c.amount, text(c.currency)!)!,
+          remaining: money(c.remaining, text(c.currency)!)!,
+          reason: text(c.reason),
+        })),
+      createdAt: timestamp(row.created_at)!,
+      updatedAt: timestamp(row.updated_at)!,
+      links: links(`/app/team-payouts/payees/${id}`, { payeeId: id }),
+    };
+  });
+}
+
+export const payeeList: ListEndpoint<PayeeListQuery> = {
+  name: 'team-payouts/payees',
+  from: 'payees r',
+  select: PAYEE_COLUMNS,
+  sortKeys: sortKeys({
+    name: { expression: 'lower(r.name)', type: 'text' },
+    updatedAt: { expression: 'r.updated_at', type: 'timestamp' },
+  }),
+  where(query: PayeeListQuery, params: SqlParams, caller: Caller): string[] {
+    return [
+      `r.workspace_id = ${params.bind(caller.workspaceId, 'UUID')}`,
+      'r.deleted_at IS NULL',
+      ...(query.userId ? [`r.user_id = ${params.bind(query.userId, 'UUID')}`] : []),
+      ...(query.currency
+        ? [
+            `EXISTS (SELECT 1 FROM payee_rates pr WHERE pr.payee_id = r.id AND pr.deleted_at IS NULL AND pr.currency = ${params.bind(query.currency)})`,
+          ]
+        : []),
+      // Search: a case-insensitive part of the payee's name or email.
+      ...(query.search?.trim()
+        ? [
+            `(contains(lower(r.name), lower(${params.bind(query.search.trim())})) OR contains(lower(coalesce(r.email, '')), lower(${params.bind(query.search.trim())})))`,
+          ]
+        : []),
+    ];
+  },
+  toRecord: () => {
+    throw new Error('payees are read a page at a time');
+  },
+  toRecords: (connection, rows) => payeeRecords(connection, rows),
+};
+
+/** One live payee of the workspace, or undefined. */
+export async function findPayee(
+  connection: DuckDBConnection,
+  workspaceId: string,
+  id: string,
+): Promise<PayeeRecord | undefined> {
+  const rows = (
+    await connection.runAndReadAll(
+      `SELECT ${PAYEE_COLUMNS} FROM payees r WHERE r.id = $id::UUID AND r.workspace_id = $ws::UUID AND r.deleted_at IS NULL`,
+      { id, ws: workspaceId },
+    )
+  ).getRowObjectsJS();
+  return (await payeeRecords(connection, rows))[0];
+}

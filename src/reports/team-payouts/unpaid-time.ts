@@ -1,0 +1,99 @@
+import { z } from 'zod';
+import { integer, money, rate, text } from '../../api/record-values.ts';
+import { currencyCode, isoDate, moneyText, uuid } from '../../api/schema-parts.ts';
+import type { Caller } from '../../http/caller.ts';
+import type { ListEndpoint } from '../../http/list/list-endpoint.ts';
+import { cursorParam, limitParam, once, sortParam } from '../../http/list/list-query.ts';
+import type { SqlParams } from '../../http/list/sql-params.ts';
+import { links, linksRecord } from './links.ts';
+
+/** An unpaid-time item as the API answers it (api-v1 "Team unpaid-time item", decisions 7). */
+export const unpaidTimeRecord = z.object({
+  id: uuid,
+  timeEntryId: uuid,
+  payeeId: uuid,
+  userId: uuid,
+  projectId: uuid,
+  rateId: uuid,
+  name: z.string(),
+  projectName: z.string().nullable(),
+  taskId: uuid.nullable(),
+  taskName: z.string().nullable(),
+  description: z.string().nullable(),
+  currency: currencyCode,
+  workDate: isoDate,
+  durationSeconds: z.int(),
+  hourlyRate: moneyText,
+  amount: moneyText,
+  section: z.enum(['default', 'non_billable']),
+  selectedByDefault: z.boolean(),
+  links: linksRecord,
+});
+export type UnpaidTimeRecord = z.infer<typeof unpaidTimeRecord>;
+
+export const UNPAID_SORT_FIELDS = ['id', 'entryDate', 'durationSeconds', 'createdAt'] as const;
+
+/**
+ * GET /team-payouts/unpaid-time query (decisions 7): cursor, limit, sort, currency and
+ * scope (`default`: billable work; `all` adds the non_billable section); strict.
+ */
+export const unpaidTimeQuery = z.object({
+  cursor: cursorParam.optional(),
+  limit: limitParam.optional(),
+  sort: sortParam(UNPAID_SORT_FIELDS).optional(),
+  currency: once(z.string().transform((v) => v.toUpperCase())).optional(),
+  scope: once(z.enum(['default', 'all'], { error: 'must be default or all' })).optional(),
+});
+export type UnpaidTimeQuery = z.output<typeof unpaidTimeQuery>;
+
+export const unpaidTimeList: ListEndpoint<UnpaidTimeQuery> = {
+  name: 'team-payouts/unpaid-time',
+  from: 'unpaid_time_items r',
+  select: `r.id, r.time_entry_id, r.payee_id, r.user_id, r.project_id, r.rate_id, r.name,
+    r.project_name, r.task_id, r.task_name, r.description, r.currency,
+    CAST(r.work_date AS VARCHAR) AS work_date, r.duration_seconds,
+    CAST(r.hourly_rate AS VARCHAR) AS hourly_rate, CAST(r.amount AS VARCHAR) AS amount,
+    r.section, r.selected_by_default`,
+  sortKeys: {
+    id: { expression: 'r.id', type: 'uuid' },
+    createdAt: { expression: 'r.created_at', type: 'timestamp' },
+    entryDate: { expression: 'r.work_date', type: 'date' },
+    durationSeconds: { expression: 'r.duration_seconds', type: 'integer' },
+  },
+  where(query: UnpaidTimeQuery, params: SqlParams, caller: Caller): string[] {
+    return [
+      `r.workspace_id = ${params.bind(caller.workspaceId, 'UUID')}`,
+      ...((query.scope ?? 'default') === 'default' ? [`r.section = 'default'`] : []),
+      ...(query.currency ? [`r.currency = ${params.bind(query.currency)}`] : []),
+    ];
+  },
+  toRecord(row): UnpaidTimeRecord {
+    const currency = text(row.currency)!;
+    const id = text(row.id)!;
+    return {
+      id,
+      timeEntryId: text(row.time_entry_id)!,
+      payeeId: text(row.payee_id)!,
+      userId: text(row.user_id)!,
+      projectId: text(row.project_id)!,
+      rateId: text(row.rate_id)!,
+      name: text(row.name)!,
+      projectName: text(row.project_name),
+      taskId: text(row.task_id),
+      taskName: text(row.task_name),
+      description: text(row.description),
+      currency,
+      workDate: text(row.work_date)!,
+      durationSeconds: integer(row.duration_seconds)!,
+      hourlyRate: rate(row.hourly_rate, currency)!,
+      amount: money(row.amount, currency)!,
+      section: text(row.section) as UnpaidTimeRecord['section'],
+      selectedByDefault: row.selected_by_default === true,
+      links: links(`/app/team-payouts/unpaid-time/${id}`, {
+        payeeId: text(row.payee_id),
+        projectId: text(row.project_id),
+        taskId: text(row.task_id),
+      }),
+    };
+  },
+};

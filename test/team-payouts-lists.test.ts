@@ -1,0 +1,159 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHarness, type Harness } from './support/harness.ts';
+import { ids, smallSnapshot, tinySnapshot, TOKENS } from './support/small-snapshot.ts';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are checked by value
+type Body = Record<string, any>;
+
+const draftBill = 'a0000000-0000-4000-8000-000000000002';
+const studioToken = 'tt_test_StudioOwner1_abcdefghijklmnopqrstuvwxyz012345';
+
+/** The small workspace plus a DRAFT bill; and a Studio workspace sharing nothing with it. */
+function snapshot() {
+  const s = smallSnapshot();
+  s.bills.push({
+    id: draftBill,
+    payeeId: ids.payee,
+    number: 'B-0002',
+    status: 'DRAFT',
+    revision: 1,
+    currency: 'EUR',
+    serviceFrom: '2026-11-01',
+    serviceTo: '2026-11-30',
+    issueDate: null,
+    dueDate: null,
+    lines: [
+      {
+        id: 'a0000000-0000-4000-8000-0000000000a2',
+        kind: 'ADJUSTMENT',
+        amount: '-5.00',
+        description: 'Advance',
+      },
+    ],
+  } as never);
+  return s;
+}
+
+describe('team-payout lists over HTTP', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await createHarness();
+    await h.importObject(snapshot());
+    await h.importObject(tinySnapshot(7, 'studio', studioToken));
+    await h.sync();
+  });
+  afterAll(() => h.close());
+
+  const get = async (path: string, token = TOKENS.owner) => {
+    const res = await h.app.inject({
+      method: 'GET',
+      url: `/api/v1/team-payouts${path}`,
+      headers: { authorization: `Bearer ${token}` },
+    });
+    return { status: res.statusCode, body: res.json<Body>() };
+  };
+
+  it('lists bills with their figures, lines and payments', async () => {
+    const { status, body } = await get('/bills?sort=number');
+    expect(status).toBe(200);
+    expect((body.data as Body[]).map((b) => b.number as string)).toEqual(['B-0001', 'B-0002']);
+    expect(body.data[0]).toMatchObject({
+      id: ids.bill,
+      payeeId: ids.payee,
+      userId: ids.member,
+      status: 'APPROVED',
+      paymentStatus: 'PAID',
+      subtotal: '67.50',
+      adjustmentTotal: '0.00',
+      total: '67.50',
+      amountPaid: '67.50',
+      remaining: '0.00',
+      links: { app: `/app/team-payouts/bills/${ids.bill}` },
+    });
+    expect(body.data[0].lines).toEqual([
+      expect.objectContaining({
+        kind: 'TIME',
+        amount: '67.50',
+        hourlyRate: '45.00',
+        quantity: '1.5',
+      }),
+    ]);
+    expect(body.data[0].payments).toEqual([
+      expect.objectContaining({ id: ids.payment, amount: '67.50', status: 'RECORDED' }),
+    ]);
+    expect(body.data[1]).toMatchObject({
+      total: '-5.00',
+      paymentStatus: 'UNPAID',
+      remaining: '0.00',
+    });
+  });
+
+  it('filters bills: status, outstanding, service period overlap', async () => {
+    const numbers = async (q: string) =>
+      ((await get(`/bills?sort=number&${q}`)).body.data as Body[]).map((b) => b.number as string);
+    expect(await numbers('status=DRAFT')).toEqual(['B-0002']);
+    expect(await numbers('paymentStatus=PAID')).toEqual(['B-0001']);
+    expect(await numbers('outstandingOnly=true')).toEqual([]);
+    expect(await numbers('from=2026-11-05&to=2026-12-31')).toEqual(['B-0002']);
+    expect(await numbers(`projectId=${ids.project}`)).toEqual(['B-0001']);
+  });
+
+  it('is strict: an unknown or repeated parameter is 422 invalid_query', async () => {
+    for (const q of [
+      '/bills?nope=1',
+      '/bills?status=DRAFT&status=VOID',
+      '/payments?search=x',
+      `/bills/${ids.bill}?x=1`,
+    ]) {
+      const { status, body } = await get(q);
+      expect(status, q).toBe(422);
+      expect(body.error.code).toBe('invalid_query');
+    }
+  });
+
+  it('gets one bill, payee and payment; a foreign or unknown id is 404', async () => {
+    expect((await get(`/bills/${ids.bill}`)).body.data.number).toBe('B-0001');
+    expect((await get(`/payments/${ids.payment}`)).body.data.allocations).toEqual([
+      expect.objectContaining({
+        billId: ids.bill,
+        number: 'B-0001',
+        amount: '67.50',
+        cashCurrency: 'EUR',
+      }),
+    ]);
+    const payee = (await get(`/payees/${ids.payee}`)).body.data;
+    expect(payee).toMatchObject({
+      name: 'Max Member',
+      rates: [{ effectiveFrom: '2026-01-01', hourlyRate: '45.00', currency: 'EUR' }],
+      credits: [{ amount: '100.00', remaining: '40.00', reason: 'Advance' }],
+    });
+    expect((await get(`/bills/${ids.payment}`)).status).toBe(404);
+    expect((await get('/payees/not-a-uuid')).status).toBe(404);
+  });
+
+  it('lists unpaid time: billable by default, non-billable with scope=all', async () => {
+    expect((await get('/unpaid-time')).body.data).toEqual([]);
+    const all = await get('/unpaid-time?scope=all');
+    expect(all.body.data).toEqual([
+      expect.objectContaining({
+        timeEntryId: ids.entry2,
+        amount: '45.00',
+        currency: 'EUR',
+        section: 'non_billable',
+        selectedByDefault: false,
+        durationSeconds: 3600,
+      }),
+    ]);
+    expect((await get('/unpaid-time?scope=some')).body.error.code).toBe('validation_failed');
+  });
+
+  it('hides drafts from Studio, answers 402 for status=DRAFT there, and keeps payees Agency-only', async () => {
+    const studio = await get('/bills?status=DRAFT', studioToken);
+    expect(studio.status).toBe(402);
+    expect(studio.body.error).toMatchObject({ requiredPlan: 'agency', feature: 'draft_bills' });
+    expect((await get('/bills', studioToken)).status).toBe(200);
+    expect((await get('/payees', studioToken)).status).toBe(402);
+    expect((await get('/unpaid-time', studioToken)).status).toBe(402);
+    expect((await get('/bills', TOKENS.manager)).status).toBe(403);
+  });
+});
