@@ -15,6 +15,10 @@ import { taskRecord } from '../api/tasks/task.record.ts';
 import { timeEntryUpdateInput } from '../api/time-entries/time-entry.input.ts';
 import { timeEntryRecord } from '../api/time-entries/time-entry.record.ts';
 import { payoutSummarySchema } from '../reports/payout-summary/payout-summary.schema.ts';
+import { billListQuery, billRecord } from '../reports/team-payouts/bills.ts';
+import { payeeListQuery, payeeRecord } from '../reports/team-payouts/payees.ts';
+import { paymentListQuery, paymentRecord } from '../reports/team-payouts/payments.ts';
+import { unpaidTimeQuery, unpaidTimeRecord } from '../reports/team-payouts/unpaid-time.ts';
 import { meRecord } from './me.route.ts';
 
 /** One operation of the API, described by the zod schemas its route validates with. */
@@ -181,6 +185,7 @@ export const OPERATIONS: OperationDoc[] = [
       422: ['validation_failed', 'duration_conflict'],
     },
   },
+  ...teamPayoutReads(),
   {
     method: 'get',
     path: '/team-payouts/summary',
@@ -192,7 +197,83 @@ export const OPERATIONS: OperationDoc[] = [
   },
 ];
 
-/** Later issues add their operations here (time entries, team payouts). */
+/** The read-only team-payout lists and records (decisions 7: strict queries). */
+function teamPayoutReads(): OperationDoc[] {
+  const strict = {
+    422: ['validation_failed', 'invalid_query', 'invalid_cursor'],
+    503: ['read_model_unavailable'],
+  };
+  const one = { 404: ['not_found'], 422: ['invalid_query'], 503: ['read_model_unavailable'] };
+  const finalized = 'Owner, Admin; read scope; Studio or Agency (drafts on Agency only)';
+  const agency = 'Owner, Admin; read scope; Agency plan';
+  return [
+    {
+      method: 'get',
+      path: '/team-payouts/bills',
+      summary: 'List team bills with their figures, lines and payments',
+      access: finalized,
+      query: billListQuery,
+      success: { status: 200, schema: listResponse(billRecord) },
+      errors: { ...strict, 402: ['forbidden_plan'] },
+    },
+    {
+      method: 'get',
+      path: '/team-payouts/bills/{id}',
+      summary: 'Get a team bill',
+      access: finalized,
+      pathId: true,
+      success: { status: 200, schema: singleResponse(billRecord) },
+      errors: one,
+    },
+    {
+      method: 'get',
+      path: '/team-payouts/payees',
+      summary: 'List payees with rates and credits',
+      access: agency,
+      query: payeeListQuery,
+      success: { status: 200, schema: listResponse(payeeRecord) },
+      errors: strict,
+    },
+    {
+      method: 'get',
+      path: '/team-payouts/payees/{id}',
+      summary: 'Get a payee',
+      access: agency,
+      pathId: true,
+      success: { status: 200, schema: singleResponse(payeeRecord) },
+      errors: one,
+    },
+    {
+      method: 'get',
+      path: '/team-payouts/payments',
+      summary: 'List team payments with allocations',
+      access: finalized,
+      query: paymentListQuery,
+      success: { status: 200, schema: listResponse(paymentRecord) },
+      errors: strict,
+    },
+    {
+      method: 'get',
+      path: '/team-payouts/payments/{id}',
+      summary: 'Get a team payment',
+      access: finalized,
+      pathId: true,
+      success: { status: 200, schema: singleResponse(paymentRecord) },
+      errors: one,
+    },
+    {
+      method: 'get',
+      path: '/team-payouts/unpaid-time',
+      summary: 'List unpaid time (scope=all adds non-billable work)',
+      access: agency,
+      query: unpaidTimeQuery,
+      success: { status: 200, schema: listResponse(unpaidTimeRecord) },
+      errors: strict,
+    },
+  ];
+}
+
+/** Later issues add their operations here. */
 export function addOperations(operations: OperationDoc[]): void {
   OPERATIONS.push(...operations);
 }

@@ -14,7 +14,7 @@ export interface GeneratedWorkspace {
   /** A read+write token of the workspace's Owner (from the generated file). */
   ownerToken: string;
   /** The workspace as the store holds it, exported as a JSON snapshot document. */
-  snapshot: Record<string, unknown>;
+  snapshot: unknown;
 }
 
 /**
@@ -55,7 +55,7 @@ export async function generatedWorkspace(
       id: workspace.id as string,
       timezone: workspace.timezone as string,
       ownerToken: token.token as string,
-      snapshot: JSON.parse(await readFile(exported, 'utf8')) as Record<string, unknown>,
+      snapshot: JSON.parse(await readFile(exported, 'utf8')) as unknown,
     };
   } finally {
     await rm(dir, { recursive: true, force: true });
