@@ -15,6 +15,7 @@ function snapshotWithClients() {
     { name: 'Zeta Labs', country: 'FR', currency: 'eur', billingEmail: null, day: 2 },
     { name: 'beta GmbH', country: 'DE', currency: 'JPY', billingEmail: '', day: 3 },
     { name: 'Ohne Land', country: null, currency: null, billingEmail: null, day: 3 },
+    { name: 'José Müller & Söhne', country: 'DE', currency: 'EUR', billingEmail: null, day: 4 },
   ];
   snapshot.clients.push(
     ...(extra.map((c, i) => ({
@@ -54,7 +55,7 @@ describe('GET /clients', () => {
     const { status, body } = await get();
     expect(status).toBe(200);
     expect(body.pagination).toEqual({ limit: 50, nextCursor: null });
-    expect(names(body)).toHaveLength(5);
+    expect(names(body)).toHaveLength(6);
     const beta = body.data.find((c: { name: string }) => c.name === 'beta GmbH');
     expect(beta).toMatchObject({ currency: 'JPY', defaultRate: '15000', billingEmail: null });
     const acme = body.data.find((c: { name: string }) => c.name === 'Acme Corp');
@@ -73,6 +74,7 @@ describe('GET /clients', () => {
       'Acme Corp',
       'beta GmbH',
       'Globex',
+      'José Müller & Söhne',
       'Ohne Land',
       'Zeta Labs',
     ]);
@@ -83,9 +85,14 @@ describe('GET /clients', () => {
     expect(names((await get('?country=DE&country=FR&sort=name')).body)).toEqual([
       'Acme Corp',
       'beta GmbH',
+      'José Müller & Söhne',
       'Zeta Labs',
     ]);
-    expect(names((await get('?currency=eur&sort=name')).body)).toEqual(['Acme Corp', 'Zeta Labs']);
+    expect(names((await get('?currency=eur&sort=name')).body)).toEqual([
+      'Acme Corp',
+      'José Müller & Söhne',
+      'Zeta Labs',
+    ]);
     expect(names((await get('?hasBillingEmail=yes')).body)).toEqual(['Acme Corp']);
     expect(names((await get('?hasBillingEmail=0&sort=name')).body)).not.toContain('Acme Corp');
     // A plain date as upper bound covers its whole day; as lower bound it starts at midnight.
@@ -108,7 +115,14 @@ describe('GET /clients', () => {
       seen.push(...names(body));
       cursor = body.pagination.nextCursor as string | null;
     } while (cursor);
-    expect(seen).toEqual(['Acme Corp', 'beta GmbH', 'Globex', 'Ohne Land', 'Zeta Labs']);
+    expect(seen).toEqual([
+      'Acme Corp',
+      'beta GmbH',
+      'Globex',
+      'José Müller & Söhne',
+      'Ohne Land',
+      'Zeta Labs',
+    ]);
   });
 
   it('refuses a cursor used with another sort, filter or caller, or altered', async () => {
@@ -156,6 +170,26 @@ describe('GET /clients', () => {
     );
     // Unknown parameters are ignored on these lists (decisions 5).
     expect((await get('?nonsense=1')).status).toBe(200);
+  });
+
+  it('searches: accents, typos, 1-2 letter prefixes of the name, every term, by relevance', async () => {
+    const found = async (q: string) => names((await get(`?search=${encodeURIComponent(q)}`)).body);
+    expect(await found('jose muller')).toEqual(['José Müller & Söhne']);
+    // "sohne" is one edit from "ohne": a typo match, newest first by default.
+    expect(await found('SOHNE')).toEqual(['José Müller & Söhne', 'Ohne Land']);
+    expect(await found('acne')).toEqual(['Acme Corp']);
+    expect(await found('gm')).toEqual(['beta GmbH']);
+    expect(await found('zeta labs')).toEqual(['Zeta Labs']);
+    expect(await found('zeta acme')).toEqual([]);
+    // Exact beats prefix beats typo.
+    const ranked = await get(`?search=${encodeURIComponent('acme')}&sort=relevance`);
+    expect(names(ranked.body)[0]).toBe('Acme Corp');
+    // A search pages like any list.
+    const first = await get('?search=g&sort=relevance&limit=1');
+    const cursor = encodeURIComponent(first.body.pagination.nextCursor as string);
+    const second = await get(`?search=g&sort=relevance&limit=1&cursor=${cursor}`);
+    expect([...names(first.body), ...names(second.body)].sort()).toEqual(['Globex', 'beta GmbH']);
+    expect(second.body.pagination.nextCursor).toBeNull();
   });
 
   it('is for Managers and up: a Member gets 403', async () => {

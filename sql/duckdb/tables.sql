@@ -371,3 +371,55 @@ CREATE TABLE IF NOT EXISTS currencies (
   code VARCHAR NOT NULL,
   scale INTEGER NOT NULL
 );
+
+-- Search index (src/search/, docs/search.md): derived from the tables above, not copied from
+-- PostgreSQL; rebuilt by a first load and kept up to date by each sync batch in the same DuckDB
+-- transaction as the rows it summarises. A full build writes it sorted (word ids follow entity,
+-- workspace and word), so a search's filters skip the row groups that cannot match.
+
+-- One row per distinct word of one entity's records in one workspace and one field class
+-- (the primary field, or the others), with the columns the matching filters on.
+CREATE TABLE IF NOT EXISTS search_vocabulary (
+  word_id BIGINT NOT NULL,
+  entity VARCHAR NOT NULL,
+  workspace_id UUID NOT NULL,
+  word VARCHAR NOT NULL,
+  primary_field BOOLEAN NOT NULL,
+  word_length INTEGER NOT NULL,
+  ascii_form VARCHAR,
+  letters BIGINT NOT NULL,
+  head BIGINT NOT NULL,
+  tail BIGINT NOT NULL,
+  gram2 BIGINT NOT NULL,
+  gram3 BIGINT NOT NULL,
+  gram4 BIGINT NOT NULL,
+  gram5 BIGINT NOT NULL,
+  records INTEGER NOT NULL
+);
+
+-- Which record holds which word: one row per word id and record.
+CREATE TABLE IF NOT EXISTS search_postings (
+  word_id BIGINT NOT NULL,
+  record_id UUID NOT NULL
+);
+
+-- The word ids of each record, to find its postings when the record changes.
+CREATE TABLE IF NOT EXISTS search_documents (
+  entity VARCHAR NOT NULL,
+  workspace_id UUID NOT NULL,
+  record_id UUID NOT NULL,
+  word_ids BIGINT[] NOT NULL
+);
+
+-- The records a sync batch refreshes (workspace_id NULL for a record already deleted);
+-- filled and emptied inside that batch's transaction.
+CREATE TABLE IF NOT EXISTS search_touched (
+  entity VARCHAR NOT NULL,
+  workspace_id UUID,
+  record_id UUID NOT NULL
+);
+
+-- What the index was built with: sha256 of sql/duckdb/search-folding.sql and search.sql.
+CREATE TABLE IF NOT EXISTS search_meta (
+  sql_sha256 VARCHAR NOT NULL
+);

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { allCurrencyScales } from '../money/currencies.ts';
+import { installSearch } from '../search/search-schema.ts';
 
 const DUCKDB_SQL_DIR = path.resolve(import.meta.dirname, '../../sql/duckdb');
 
@@ -16,8 +17,8 @@ export interface ReadModel {
 
 /**
  * Opens (creating when missing) the DuckDB read model at `file` (`:memory:` for a throw-away
- * one), creates its tables from sql/duckdb/tables.sql, its macros and the views of
- * sql/duckdb/views/, and fills the currency table.
+ * one), creates its tables from sql/duckdb/tables.sql, its macros, search (src/search/) and the
+ * views of sql/duckdb/views/, and fills the currency table.
  */
 export async function openReadModel(
   file: string,
@@ -36,6 +37,7 @@ export async function openReadModel(
   try {
     await ensureTables(connection, await readFile(path.join(DUCKDB_SQL_DIR, 'tables.sql'), 'utf8'));
     await connection.run(await readFile(path.join(DUCKDB_SQL_DIR, 'macros.sql'), 'utf8'));
+    await installSearch(connection);
     await createViews(connection);
     await seedCurrencies(connection);
   } finally {

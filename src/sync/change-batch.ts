@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { SearchIndexUpdate } from '../search/search-index.ts';
 import type { ColumnInfo } from './full-sync.ts';
 import { parsePgArray } from './pg-array.ts';
 
@@ -199,14 +200,18 @@ export class ChangeBatch {
     let written = 0;
     if (this.size === 0) return 0;
     const dir = await mkdtemp(path.join(tmpdir(), 'ledgerline-apply-'));
+    const search = new SearchIndexUpdate();
     try {
       for (const changes of this.changes.values()) {
         if (changes.lines === 0) continue;
         const file = path.join(dir, `${changes.table}.csv`);
         await writeFile(file, changes.content());
+        await search.beforeApply(duck, changes.table, changesCsv(file, changes.columns));
         await applyTable(duck, changes, file);
         written += changes.lines;
       }
+      // The search index follows the rows it summarises in the same transaction.
+      await search.afterApply(duck);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

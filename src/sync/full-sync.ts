@@ -7,12 +7,19 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import type { ReadModel } from '../readmodel/read-model.ts';
+import { rebuildSearchIndex, SEARCH_TABLES } from '../search/search-index.ts';
 import { faultPoint } from './fault-points.ts';
 import { sourceIdentity } from './source-identity.ts';
 import { readSyncState, writeSyncState } from './sync-state.ts';
 
 /** Tables of the read model that are not copies of operational tables. */
-const LOCAL_TABLES = new Set(['sync_state', 'sync_pending_slots', 'currencies', 'read_model_meta']);
+const LOCAL_TABLES = new Set<string>([
+  'sync_state',
+  'sync_pending_slots',
+  'currencies',
+  'read_model_meta',
+  ...SEARCH_TABLES,
+]);
 
 export interface SyncProgress {
   /** Reading from PostgreSQL, or writing into DuckDB. */
@@ -200,6 +207,7 @@ export async function fullSync(
     await Promise.all([copyAll(), load().catch((error: unknown) => files.fail(error))]);
     for (const connection of copiers) await connection.query('COMMIT');
 
+    await rebuildSearchIndex(duck);
     await writeSyncState(duck, {
       sourceSystemId: systemId,
       dataAsOf: asOf,

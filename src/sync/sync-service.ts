@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { LogicalReplicationService } from 'pg-logical-replication';
 import type { ReadModel } from '../readmodel/read-model.ts';
 import type { ReadModelStatus } from '../readmodel/read-model-status.ts';
+import { rebuildSearchIndex } from '../search/search-index.ts';
 import { ChangeBatch } from './change-batch.ts';
 import { ChangeLogFollower } from './change-log-follower.ts';
 import { faultPoint } from './fault-points.ts';
@@ -378,6 +379,8 @@ export class SyncService {
         case 'truncate':
           await this.flush();
           for (const table of message.tables) await this.duck!.run(`DELETE FROM ${table}`);
+          // Rare: the search index is rebuilt whole rather than followed through a truncate.
+          await rebuildSearchIndex(this.duck!);
           this.changed();
           return;
         case 'commit':

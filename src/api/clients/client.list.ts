@@ -3,6 +3,7 @@ import type { Caller } from '../../http/caller.ts';
 import type { ListEndpoint } from '../../http/list/list-endpoint.ts';
 import { booleanText, dateRanges, listQuery, many } from '../../http/list/list-query.ts';
 import type { SqlParams } from '../../http/list/sql-params.ts';
+import { searchQuery } from '../../search/search.ts';
 import { dateRangeConditions, sortKeys } from '../list-filters.ts';
 import { CLIENT_COLUMNS, clientRowToRecord } from './client.record.ts';
 
@@ -61,5 +62,6 @@ export const clientList: ListEndpoint<ClientListQuery> = {
       }),
     ];
   },
+  search: (workspaceId, text) => searchQuery('client', workspaceId, text),
   toRecord: (row, caller) => clientRowToRecord(row, caller.baseCurrency),
 };

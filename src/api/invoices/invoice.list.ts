@@ -10,6 +10,7 @@ import {
   once,
 } from '../../http/list/list-query.ts';
 import type { SqlParams } from '../../http/list/sql-params.ts';
+import { searchQuery } from '../../search/search.ts';
 import { dateRangeConditions, moneyRangeConditions, sortKeys } from '../list-filters.ts';
 import {
   INVOICE_COLUMNS,
@@ -101,6 +102,7 @@ export const invoiceList: ListEndpoint<InvoiceListQuery> = {
       }),
     ];
   },
+  search: (workspaceId, text) => searchQuery('invoice', workspaceId, text),
   toRecord: (row) => invoiceRowToRecord(row),
 };
 

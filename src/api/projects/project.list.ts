@@ -3,6 +3,7 @@ import type { Caller } from '../../http/caller.ts';
 import type { ListEndpoint } from '../../http/list/list-endpoint.ts';
 import { dateRanges, listQuery, many, once } from '../../http/list/list-query.ts';
 import type { SqlParams } from '../../http/list/sql-params.ts';
+import { searchQuery } from '../../search/search.ts';
 import { dateRangeConditions, sortKeys } from '../list-filters.ts';
 import {
   PROJECT_COLUMNS,
@@ -81,5 +82,6 @@ export const projectList: ListEndpoint<ProjectListQuery> = {
       }),
     ];
   },
+  search: (workspaceId, text) => searchQuery('project', workspaceId, text),
   toRecord: projectRowToRecord,
 };

@@ -34,9 +34,7 @@ function keyExpression(part: SortKey): string {
  * their microseconds, and DuckDB's top-N runs faster on the plain column).
  */
 export function orderBy(parts: readonly OrderPart[]): string {
-  return parts
-    .map((p) => `${p.expression} ${p.descending ? 'DESC' : 'ASC'} NULLS LAST`)
-    .join(', ');
+  return parts.map((p) => `${p.expression} ${p.descending ? 'DESC' : 'ASC'} NULLS LAST`).join(', ');
 }
 
 /** Select-list items carrying each row's sort key as text (`_k0`, `_k1`, ...), for its cursor. */

@@ -1,0 +1,245 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { wordsSql } from './search-words.ts';
+
+/** Read-model tables of the search index: derived in DuckDB, never copied from PostgreSQL. */
+export const SEARCH_TABLES = [
+  'search_vocabulary',
+  'search_postings',
+  'search_documents',
+  'search_touched',
+  'search_fold_chars',
+  'search_meta',
+] as const;
+
+/** The columns a word's entries are told apart by, besides the word. */
+const ENTRY_KEYS = ['entity', 'workspace_id', 'record_id', 'primary_field'];
+
+/** search_vocabulary's columns from `word_id` to `records`, for rows with entity, workspace_id, word, primary_field. */
+const vocabularyColumns = (
+  wordId: string,
+  records: string,
+) => `${wordId}, entity, workspace_id, word,
+  primary_field, length(word), search_ascii_form(word), search_letters(word), search_code(word),
+  search_code(search_reverse(word)),
+  search_code(substr(word, 3)), search_code(substr(word, 4)), search_code(substr(word, 5)),
+  search_code(substr(word, 6)), ${records}`;
+
+const sameWord = (a: string, b: string) =>
+  ['entity', 'workspace_id', 'word', 'primary_field']
+    .map((c) => `${a}.${c} = ${b}.${c}`)
+    .join(' AND ');
+
+/**
+ * Builds the search index from scratch from the read model's tables, inside the caller's open
+ * transaction (the first load's, so the index is equal to the rows it is loaded with). Written
+ * sorted: vocabulary by entity, workspace and word (word ids in the same order), postings by word
+ * id, documents by entity and workspace, which is what lets a search skip row groups.
+ */
+export async function rebuildSearchIndex(duck: DuckDBConnection): Promise<void> {
+  for (const table of ['search_postings', 'search_documents', 'search_vocabulary'])
+    await duck.run(`DELETE FROM ${table}`);
+  // Every entry once (cutting the text into words is the costly part), then the three tables.
+  await createEntries(duck, false);
+  await duck.run(
+    `INSERT INTO search_vocabulary
+     SELECT ${vocabularyColumns('row_number() OVER (ORDER BY entity, workspace_id, word, primary_field)', 'count(*)')}
+     FROM search_new GROUP BY entity, workspace_id, word, primary_field ORDER BY 1`,
+  );
+  await duck.run(
+    `INSERT INTO search_postings
+     SELECT v.word_id, n.record_id FROM search_new n JOIN search_vocabulary v ON ${sameWord('v', 'n')}
+     ORDER BY v.word_id`,
+  );
+  await duck.run('DROP TABLE search_new');
+  await duck.run(
+    `INSERT INTO search_documents
+     SELECT v.entity, v.workspace_id, p.record_id, list(p.word_id ORDER BY p.word_id)
+     FROM search_postings p JOIN search_vocabulary v USING (word_id)
+     GROUP BY v.entity, v.workspace_id, p.record_id ORDER BY v.entity, v.workspace_id, p.record_id`,
+  );
+}
+
+/**
+ * The temporary table search_new: the index entries (entity, workspace_id, record_id,
+ * primary_field, word) of every record, or of those in search_touched. The distinct texts are
+ * held first: a record's repeated texts are cut into words once, and the folding's correlated
+ * subquery would otherwise compute them twice.
+ */
+async function createEntries(duck: DuckDBConnection, touchedOnly: boolean): Promise<void> {
+  await duck.run(
+    `CREATE OR REPLACE TEMP TABLE search_texts AS
+     SELECT DISTINCT * FROM search_fields(${touchedOnly}) WHERE text IS NOT NULL`,
+  );
+  await duck.run(
+    `CREATE OR REPLACE TEMP TABLE search_new AS ${wordsSql('search_texts', ENTRY_KEYS)}`,
+  );
+  await duck.run('DROP TABLE search_texts');
+}
+
+/**
+ * Brings the index entries of the records listed in search_touched to what their rows say
+ * now, inside the caller's open transaction: only the postings that differ are deleted or
+ * added (a change that leaves a record's text as it was costs no write), a record whose rows
+ * are gone loses its entries, a word no record holds any more leaves the vocabulary. New words
+ * get ids past the highest, so they sit after the sorted part until the next full build.
+ */
+async function refreshTouched(duck: DuckDBConnection): Promise<void> {
+  await createEntries(duck, true);
+  await duck.run(
+    `CREATE OR REPLACE TEMP TABLE search_old AS
+     SELECT d.record_id, unnest(d.word_ids) AS word_id
+     FROM search_documents d SEMI JOIN search_touched t ON t.entity = d.entity AND t.record_id = d.record_id`,
+  );
+  // The new entries with the ids of their words, and ids past the highest for new words.
+  await duck.run(
+    `CREATE OR REPLACE TEMP TABLE search_new_ids AS
+     SELECT n.*, v.word_id FROM search_new n LEFT JOIN search_vocabulary v ON ${sameWord('v', 'n')}`,
+  );
+  await duck.run(
+    `CREATE OR REPLACE TEMP TABLE search_new_words AS
+     SELECT (SELECT coalesce(max(word_id), 0) FROM search_vocabulary)
+         + row_number() OVER (ORDER BY entity, workspace_id, word, primary_field) AS word_id,
+       entity, workspace_id, word, primary_field
+     FROM (SELECT DISTINCT entity, workspace_id, word, primary_field FROM search_new_ids WHERE word_id IS NULL)`,
+  );
+  await duck.run(
+    `INSERT INTO search_vocabulary SELECT ${vocabularyColumns('word_id', '0')}
+     FROM search_new_words ORDER BY word_id`,
+  );
+  await duck.run(
+    `UPDATE search_new_ids n SET word_id = w.word_id FROM search_new_words w
+     WHERE n.word_id IS NULL AND ${sameWord('w', 'n')}`,
+  );
+  // What differs: postings to delete and to add, and the records whose word set changed.
+  await duck.run(
+    `CREATE OR REPLACE TEMP TABLE search_removed AS
+     SELECT record_id, word_id FROM search_old EXCEPT SELECT record_id, word_id FROM search_new_ids`,
+  );
+  await duck.run(
+    `CREATE OR REPLACE TEMP TABLE search_added AS
+     SELECT record_id, word_id FROM search_new_ids EXCEPT SELECT record_id, word_id FROM search_old`,
+  );
+  await duck.run(
+    `DELETE FROM search_postings p USING search_removed r
+     WHERE p.word_id = r.word_id AND p.record_id = r.record_id`,
+  );
+  await duck.run(
+    'INSERT INTO search_postings SELECT word_id, record_id FROM search_added ORDER BY word_id',
+  );
+  await duck.run(
+    `UPDATE search_vocabulary v SET records = v.records + c.delta
+     FROM (
+       SELECT word_id, CAST(sum(delta) AS INTEGER) AS delta
+       FROM (SELECT word_id, 1 AS delta FROM search_added UNION ALL SELECT word_id, -1 FROM search_removed)
+       GROUP BY word_id
+     ) c
+     WHERE v.word_id = c.word_id`,
+  );
+  await duck.run(
+    'DELETE FROM search_vocabulary WHERE records = 0 AND word_id IN (SELECT word_id FROM search_removed)',
+  );
+  await duck.run(
+    `CREATE OR REPLACE TEMP TABLE search_changed AS
+     SELECT DISTINCT record_id FROM (SELECT record_id FROM search_removed UNION ALL SELECT record_id FROM search_added)`,
+  );
+  await duck.run(
+    'DELETE FROM search_documents d USING search_changed c WHERE d.record_id = c.record_id',
+  );
+  await duck.run(
+    `INSERT INTO search_documents
+     SELECT entity, workspace_id, record_id, list(word_id ORDER BY word_id)
+     FROM search_new_ids SEMI JOIN search_changed USING (record_id)
+     GROUP BY entity, workspace_id, record_id`,
+  );
+  for (const table of SCRATCH_TABLES) await duck.run(`DROP TABLE ${table}`);
+}
+
+/** Temporary tables of a refresh (connection-local, dropped at its end). */
+const SCRATCH_TABLES = [
+  'search_new',
+  'search_old',
+  'search_new_ids',
+  'search_new_words',
+  'search_removed',
+  'search_added',
+  'search_changed',
+];
+
+/** Tables whose changes change some record's searched text. */
+const SEARCHED_TABLES = new Set([
+  'clients',
+  'projects',
+  'project_members',
+  'users',
+  'invoices',
+  'invoice_lines',
+]);
+
+/**
+ * Which records a change of each searched table touches, from its change file `source`
+ * (columns as text, as ChangeBatch writes them; delete lines carry the key columns only), read
+ * after the changes are applied: the record itself, and the records whose text names it, with
+ * their workspace (NULL for a record that is gone).
+ */
+const TOUCHED_AFTER: Record<string, (source: string) => string[]> = {
+  clients: (source) => [
+    `SELECT 'client', c.workspace_id, k.id FROM (SELECT DISTINCT CAST(id AS UUID) AS id FROM ${source}) k
+     LEFT JOIN clients c ON c.id = k.id`,
+    `SELECT 'project', workspace_id, id FROM projects WHERE client_id IN (SELECT CAST(id AS UUID) FROM ${source})`,
+    `SELECT 'invoice', workspace_id, id FROM invoices WHERE client_id IN (SELECT CAST(id AS UUID) FROM ${source})`,
+  ],
+  projects: (source) => [
+    `SELECT 'project', p.workspace_id, k.id FROM (SELECT DISTINCT CAST(id AS UUID) AS id FROM ${source}) k
+     LEFT JOIN projects p ON p.id = k.id`,
+  ],
+  project_members: (source) => [
+    `SELECT 'project', p.workspace_id, k.id FROM (SELECT DISTINCT CAST(project_id AS UUID) AS id FROM ${source}) k
+     LEFT JOIN projects p ON p.id = k.id`,
+  ],
+  users: (source) => [
+    `SELECT 'project', pm.workspace_id, pm.project_id FROM project_members pm
+     SEMI JOIN ${source} u ON pm.workspace_id = CAST(u.workspace_id AS UUID) AND pm.user_id = CAST(u.id AS UUID)`,
+  ],
+  invoices: (source) => [
+    `SELECT 'invoice', i.workspace_id, k.id FROM (SELECT DISTINCT CAST(id AS UUID) AS id FROM ${source}) k
+     LEFT JOIN invoices i ON i.id = k.id`,
+  ],
+  invoice_lines: (source) => [linesInvoices(source)],
+};
+
+/** The invoices of the lines a change file names, in the read model as it stands. */
+const linesInvoices = (source: string) =>
+  `SELECT DISTINCT 'invoice', workspace_id, invoice_id FROM invoice_lines
+   WHERE id IN (SELECT CAST(id AS UUID) FROM ${source})`;
+
+/**
+ * The search index's share of one sync batch flush (ChangeBatch.flush): told about each table's
+ * change file before it is applied, then refreshes the touched records once all tables are
+ * applied, in the same DuckDB transaction. A flush that touches no searched table costs
+ * nothing here (no statement at all).
+ */
+export class SearchIndexUpdate {
+  private readonly sources = new Map<string, string>();
+
+  /**
+   * Before `table`'s change file (readable as `source`) is applied. Invoice lines are looked up
+   * here too: a deleted line's change carries only its id, so its invoice is known only before.
+   */
+  async beforeApply(duck: DuckDBConnection, table: string, source: string): Promise<void> {
+    if (!SEARCHED_TABLES.has(table)) return;
+    this.sources.set(table, source);
+    if (table === 'invoice_lines')
+      await duck.run(`INSERT INTO search_touched ${linesInvoices(source)}`);
+  }
+
+  /** After every table of the flush is applied: refreshes what the changes touched. */
+  async afterApply(duck: DuckDBConnection): Promise<void> {
+    if (this.sources.size === 0) return;
+    for (const [table, source] of this.sources)
+      for (const select of TOUCHED_AFTER[table]!(source))
+        await duck.run(`INSERT INTO search_touched ${select}`);
+    await refreshTouched(duck);
+    await duck.run('DELETE FROM search_touched');
+    this.sources.clear();
+  }
+}

@@ -1,0 +1,40 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { rebuildSearchIndex } from './search-index.ts';
+
+const DUCKDB_SQL_DIR = path.resolve(import.meta.dirname, '../../sql/duckdb');
+
+/**
+ * Installs search into a read model being opened (its tables exist): the character folding of
+ * sql/duckdb/search-folding.sql and the macros of sql/duckdb/search.sql. The index holds what
+ * those files computed when it was built (normalized words, codes); when either file is not
+ * what the index was built with (a new read model, a regenerated folding, a changed macro),
+ * the index is rebuilt here, in one transaction.
+ */
+export async function installSearch(connection: DuckDBConnection): Promise<void> {
+  const folding = await readFile(path.join(DUCKDB_SQL_DIR, 'search-folding.sql'), 'utf8');
+  const macros = await readFile(path.join(DUCKDB_SQL_DIR, 'search.sql'), 'utf8');
+  const version = createHash('sha256').update(folding).update(macros).digest('hex');
+  const built = (
+    await connection.runAndReadAll('SELECT sql_sha256 FROM search_meta')
+  ).getRows()[0]?.[0];
+  if (built !== version) await connection.run(folding);
+  await connection.run(macros);
+  if (built === version) return;
+  await connection.run('BEGIN TRANSACTION');
+  try {
+    // A new read model has nothing to index yet (its first load builds the index).
+    const records = await connection.runAndReadAll(
+      'SELECT EXISTS (FROM clients) OR EXISTS (FROM projects) OR EXISTS (FROM invoices)',
+    );
+    if (records.getRows()[0]?.[0] === true) await rebuildSearchIndex(connection);
+    await connection.run('DELETE FROM search_meta');
+    await connection.run('INSERT INTO search_meta VALUES ($version)', { version });
+    await connection.run('COMMIT');
+  } catch (error) {
+    await connection.run('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}

@@ -1,0 +1,156 @@
+import {
+  allowedDistance,
+  headAnchor,
+  middleAnchor,
+  searchCode,
+  searchCodeHigh,
+  searchLetters,
+  searchWords,
+  tailAnchor,
+} from './normalize.ts';
+
+/** The records GET /clients, /projects and /invoices search. */
+export type SearchEntity = 'client' | 'project' | 'invoice';
+const ENTITIES: ReadonlySet<string> = new Set<SearchEntity>(['client', 'project', 'invoice']);
+
+/** A search to run inside the caller's query. */
+export interface SearchQuery {
+  /**
+   * A SELECT yielding `record_id UUID, rank INTEGER`: one row per record of the entity in the
+   * workspace that matches every term, deleted records included (the caller filters them).
+   * A smaller rank is better; ties are the caller's to break with its default sort.
+   */
+  sql: string;
+  /** Its named parameters, all prefixed `search_`: merge them with the query's own. */
+  params: Record<string, string | number>;
+  /** The normalized terms, distinct and sorted. */
+  terms: string[];
+}
+
+/**
+ * The search of `text` among one entity's records in one workspace (decisions 5): every term
+ * must match; a term of 1-2 characters matches a word prefix of the primary field, a longer
+ * one a word prefix of any searched field or a word within Damerau-Levenshtein distance 1
+ * (3-7 characters) or 2 (8 or more). A record's rank is the sum over the terms of the term's
+ * best kind * 2 + field (kind 0 exact word, 1 prefix, 2 typo; field 0 primary, 1 other), so
+ * exact beats prefix beats typo, and primary beats other for each term. See docs/search.md.
+ * Null when the text has no term (empty, or punctuation only).
+ *
+ * @example
+ * const search = searchQuery('client', workspaceId, query.search);
+ * if (search) {
+ *   const reader = await duck.runAndReadAll(
+ *     `WITH search AS (${search.sql})
+ *      SELECT c.*, s.rank FROM clients c JOIN search s ON s.record_id = c.id
+ *      WHERE c.workspace_id = $workspace_id AND c.deleted_at IS NULL
+ *      ORDER BY s.rank, c.created_at DESC, c.id DESC LIMIT 51`,
+ *     { ...search.params, workspace_id: workspaceId },
+ *   );
+ * }
+ */
+export function searchQuery(
+  entity: SearchEntity,
+  workspaceId: string,
+  text: string,
+): SearchQuery | null {
+  if (!ENTITIES.has(entity)) throw new Error(`Unknown search entity ${String(entity)}`);
+  const terms = searchWords(text).sort();
+  if (terms.length === 0) return null;
+  const params: SearchQuery['params'] = {
+    search_entity: entity,
+    search_workspace_id: workspaceId,
+  };
+  const matches = terms.map((term, i) => {
+    const match = termMatches(i, term);
+    Object.assign(params, match.params);
+    return match.sql;
+  });
+  // One aggregation: per record, each term's best rank (NULL when the term does not match).
+  const best = terms.map((_, i) => `min(m.rank) FILTER (WHERE m.term = ${i})`);
+  const sql = `SELECT p.record_id, CAST(${best.join(' + ')} AS INTEGER) AS rank
+FROM (
+    ${matches.join('\n    UNION ALL ')}
+  ) m
+JOIN search_postings p ON p.word_id = m.word_id
+GROUP BY p.record_id
+HAVING ${best.map((b) => `${b} IS NOT NULL`).join(' AND ')}`;
+  return { sql, params, terms };
+}
+
+/**
+ * One term's matching vocabulary words with the term's rank for them (kind * 2 + field). The
+ * candidates come from one scan per anchor (sql/duckdb/search.sql), each filtering on a range
+ * of one code column, a constant DuckDB pushes into the scan; the match test runs on them only.
+ */
+function termMatches(index: number, term: string): { sql: string; params: SearchQuery['params'] } {
+  const p = `search_${index}_`;
+  const params: SearchQuery['params'] = { [`${p}term`]: term };
+  // Numbers stay below 2^53 (search_code, search_letters), so they bind as BIGINT or INTEGER.
+  const num = (name: string, value: number) => {
+    params[`${p}${name}`] = value;
+    return `$${p}${name}`;
+  };
+  const chars = [...term];
+  const scan = (filter: string) =>
+    `SELECT word_id, word, primary_field, word_length, letters, ascii_form FROM search_vocabulary
+      WHERE entity = $search_entity AND workspace_id = CAST($search_workspace_id AS UUID) AND ${filter}`;
+  const rank = (kind: string) => `${kind} + CASE WHEN primary_field THEN 0 ELSE 1 END`;
+  if (chars.length <= 2) {
+    const low = num('low', searchCode(term));
+    const high = num('high', searchCodeHigh(term, chars.length));
+    return {
+      sql: `SELECT ${index} AS term, word_id, ${rank(`CASE WHEN word = $${p}term THEN 0 ELSE 2 END`)} AS rank
+      FROM (${scan(`primary_field AND head BETWEEN ${low} AND ${high}`)})`,
+      params,
+    };
+  }
+  const d = allowedDistance(chars.length);
+  const lengths = `word_length BETWEEN ${num('shortest', chars.length - d)} AND ${num('longest', chars.length + d)}`;
+  const head = headAnchor(chars.length);
+  const tail = tailAnchor(chars.length);
+  const reversed = [...chars].reverse();
+  const candidates = [
+    // Exact words and word prefixes, and typos that keep the head anchor.
+    scan(
+      `head BETWEEN ${num('head_low', searchCode(chars.slice(0, head).join('')))}
+        AND ${num('head_high', searchCodeHigh(term, head))}`,
+    ),
+    // Typos that keep the tail anchor.
+    scan(
+      `tail BETWEEN ${num('tail_low', searchCode(reversed.slice(0, tail).join('')))}
+        AND ${num('tail_high', searchCodeHigh(reversed.join(''), tail))} AND ${lengths}`,
+    ),
+  ];
+  if (d === 2) {
+    // Typos that keep the middle, at offset head, head + 1 or head + 2 (gram<k>: the code of
+    // the word from offset k; head is 2 or 3 here).
+    const middle = [...middleAnchor(term)];
+    const n = Math.min(3, middle.length);
+    const low = num('middle_low', searchCode(middle.slice(0, n).join('')));
+    const high = num('middle_high', searchCodeHigh(middle.join(''), n));
+    for (const shift of [0, 1, 2])
+      candidates.push(scan(`gram${head + shift} BETWEEN ${low} AND ${high} AND ${lengths}`));
+  }
+  const letters = num('letters', searchLetters(term));
+  // At most d bits set (x & (x - 1) clears the lowest one): see search_letters.
+  const atMostD = (x: string) =>
+    d === 1
+      ? `((${x}) & ((${x}) - 1)) = 0`
+      : `((${x}) & ((${x}) - 1) & ((${x}) & ((${x}) - 1)) - 1) = 0`;
+  // The distance in characters (search.sql): for an ASCII term, damerau_levenshtein() of the
+  // word's ASCII form, much cheaper to plan than search_distance().
+  const distance = /^\p{ASCII}*$/u.test(term)
+    ? `damerau_levenshtein(coalesce(ascii_form, word), $${p}term)`
+    : `search_distance(word, $${p}term)`;
+  const sql = `SELECT ${index} AS term, word_id,
+      ${rank(`CASE WHEN word = $${p}term THEN 0 WHEN starts_with(word, $${p}term) THEN 2 ELSE 4 END`)} AS rank
+    FROM (
+      ${candidates.join('\n      UNION ALL ')}
+    )
+    WHERE starts_with(word, $${p}term)
+      OR (${lengths}
+        AND ${atMostD(`letters & ~${letters}`)}
+        AND ${atMostD(`${letters} & ~letters`)}
+        AND ${distance} <= ${d})`;
+  return { sql, params };
+}
