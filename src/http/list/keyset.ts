@@ -75,6 +75,14 @@ export interface PageRequest {
   with?: string;
   select: string;
   from: string;
+  /** Joins only the row-choosing query needs (the search matches). */
+  filterJoin?: string;
+  /**
+   * Choose the page's ids first, reading only the filter and sort columns, then read the
+   * page's columns for those rows alone (default). A FROM over a view sets false: joining
+   * back would compute the view again.
+   */
+  lateColumns?: boolean;
   where: readonly string[];
   order: readonly OrderPart[];
   limit: number;
@@ -95,11 +103,30 @@ export interface Page {
 export async function readPage(connection: DuckDBConnection, request: PageRequest): Promise<Page> {
   const where = [...request.where];
   if (request.after) where.push(after(request.order, request.after, request.params));
-  const text = `${request.with ? `WITH ${request.with} ` : ''}SELECT ${request.select}, ${keyColumns(request.order)}
-    FROM ${request.from}
-    WHERE ${where.length > 0 ? where.join(' AND ') : 'TRUE'}
-    ORDER BY ${orderBy(request.order)}
-    LIMIT ${request.limit + 1}`;
+  const condition = where.length > 0 ? where.join(' AND ') : 'TRUE';
+  const filterFrom = `${request.from} ${request.filterJoin ?? ''}`;
+  let text: string;
+  if (request.lateColumns ?? true) {
+    // DuckDB would otherwise compute every selected column of every matching row before its
+    // top-N; here only the sort keys are, and the 51 rows' columns afterwards.
+    const keys = request.order.map((p, i) => `${keyExpression(p)} AS _s${i}`).join(', ');
+    const pageOrder = request.order
+      .map((p, i) => `_page._s${i} ${p.descending ? 'DESC' : 'ASC'} NULLS LAST`)
+      .join(', ');
+    const pageKeys = request.order
+      .map((_, i) => `CAST(_page._s${i} AS VARCHAR) AS _k${i}`)
+      .join(', ');
+    text = `WITH ${request.with ? `${request.with}, ` : ''}_page AS (
+        SELECT r.id AS _id, ${keys} FROM ${filterFrom} WHERE ${condition}
+        ORDER BY ${orderBy(request.order)} LIMIT ${request.limit + 1})
+      SELECT ${request.select}, ${pageKeys}
+      FROM ${request.from} JOIN _page ON r.id = _page._id
+      ORDER BY ${pageOrder}`;
+  } else {
+    text = `${request.with ? `WITH ${request.with} ` : ''}SELECT ${request.select}, ${keyColumns(request.order)}
+      FROM ${filterFrom} WHERE ${condition}
+      ORDER BY ${orderBy(request.order)} LIMIT ${request.limit + 1}`;
+  }
   const reader = await connection.runAndReadAll(text, {
     ...request.params.values,
     ...request.extraParams,

@@ -17,6 +17,8 @@ export interface ListEndpoint<Q> {
   name: string;
   /** FROM clause; the listed table is aliased `r`. */
   from: string;
+  /** False when `from` is a view (see PageRequest.lateColumns). */
+  lateColumns?: boolean;
   /** The record's columns, as toRecord reads them. */
   select: string;
   /** Sort keys by API field name (every sort field but `relevance`); `id` and `createdAt` included. */
@@ -75,7 +77,9 @@ export async function answerList<Q extends ListParams>(
   const page = await readPage(connection, {
     ...(search ? { with: `_search AS (${search.sql})` } : {}),
     select: endpoint.select,
-    from: search ? `${endpoint.from} JOIN _search ON _search.record_id = r.id` : endpoint.from,
+    from: endpoint.from,
+    ...(search ? { filterJoin: 'JOIN _search ON _search.record_id = r.id' } : {}),
+    ...(endpoint.lateColumns === false ? { lateColumns: false } : {}),
     where,
     order,
     limit,

@@ -49,6 +49,7 @@ export type UnpaidTimeQuery = z.output<typeof unpaidTimeQuery>;
 export const unpaidTimeList: ListEndpoint<UnpaidTimeQuery> = {
   name: 'team-payouts/unpaid-time',
   from: 'unpaid_time_items r',
+  lateColumns: false,
   select: `r.id, r.time_entry_id, r.payee_id, r.user_id, r.project_id, r.rate_id, r.name,
     r.project_name, r.task_id, r.task_name, r.description, r.currency,
     CAST(r.work_date AS VARCHAR) AS work_date, r.duration_seconds,
