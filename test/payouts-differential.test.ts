@@ -5,6 +5,7 @@ import { generatedWorkspace, type GeneratedWorkspace } from './support/generated
 import {
   billFigures,
   payoutSummary,
+  profitability,
   unpaidTimeItems,
   type SnapshotInput,
 } from './reference/payouts-reference.ts';
@@ -34,6 +35,19 @@ const withoutLinks = (record: Body): Body => {
   const { links: _links, ...rest } = record;
   return rest;
 };
+
+/** A profitability report without what the reference does not compute (links). */
+function comparableProfitability(data: Body): Body {
+  const row = (r: Body): Body => withoutLinks(r);
+  return {
+    ...data,
+    summary: row(data.summary as Body),
+    members: (data.members as Body[]).map((m) => ({
+      ...row(m),
+      projects: (m.projects as Body[]).map(row),
+    })),
+  };
+}
 
 describe(`team payouts: DuckDB views equal the reference on ${WORKSPACES} generated workspaces`, () => {
   let h: Harness;
@@ -106,6 +120,40 @@ describe(`team payouts: DuckDB views equal the reference on ${WORKSPACES} genera
       }
     }
     expect(compared).toBeGreaterThan(WORKSPACES);
+  });
+
+  it('profitability over several ranges, filters and pages', async () => {
+    let reports = 0;
+    for (const [n, ws] of workspaces.entries()) {
+      const snapshot = ws.snapshot as SnapshotInput;
+      const today = todayIn(ws.timezone);
+      const s = snapshot as unknown as Body;
+      const someUser = (s.payees as Body[] | undefined)?.[0]?.userId as string | undefined;
+      const someProject = (s.projects as Body[] | undefined)?.[1]?.id as string | undefined;
+      const someClient = (s.clients as Body[] | undefined)?.[2]?.id as string | undefined;
+      const queries: Record<string, string | number>[] = [
+        {},
+        { from: '2026-01-01', to: '2026-12-31' },
+        { from: '2025-06-01', to: '2026-11-30', page: 2, perPage: 3 },
+        ...(someUser ? [{ from: '2026-01-01', to: '2026-12-31', userId: someUser }] : []),
+        ...(someProject ? [{ from: '2025-01-01', to: '2026-12-31', projectId: someProject }] : []),
+        ...(someClient ? [{ from: '2026-09-01', to: '2026-10-31', clientId: someClient }] : []),
+      ];
+      // Every other kind of query per workspace, alternating: each kind runs on about half
+      // of the workspaces, which keeps the test to a few minutes.
+      for (const query of queries.filter((_, i) => (i + n) % 2 === 0)) {
+        const search = new URLSearchParams(
+          Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]),
+        ).toString();
+        const actual = await get(ws, `/profitability${search ? `?${search}` : ''}`);
+        const expected = profitability(snapshot, { today, ...query });
+        expect(comparableProfitability(actual.data as Body), `${ws.id} ${search}`).toEqual(
+          expected,
+        );
+        reports++;
+      }
+    }
+    expect(reports).toBeGreaterThan(WORKSPACES * 2);
   });
 
   it('payout summary, whole and by currency', async () => {

@@ -11,6 +11,7 @@ import { registerInvoiceRoutes } from '../api/invoices/invoice.route.ts';
 import { registerProjectRoutes } from '../api/projects/project.route.ts';
 import { registerTimeEntryRoutes } from '../api/time-entries/time-entry.route.ts';
 import { registerPayoutSummaryRoute } from '../reports/payout-summary/payout-summary.route.ts';
+import { registerProfitabilityRoute } from '../reports/profitability/profitability.route.ts';
 import { registerTeamPayoutRoutes } from '../reports/team-payouts/team-payouts.route.ts';
 import { loadServerSecret } from '../store/server-secret.ts';
 import { CursorCodec } from './list/cursor.ts';
@@ -100,6 +101,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     async (api) => {
       registerMeRoute(api, context);
       registerPayoutSummaryRoute(api, context);
+      registerProfitabilityRoute(api, context);
       registerTeamPayoutRoutes(api, context);
       registerClientRoutes(api, context);
       registerProjectRoutes(api, context);

@@ -15,6 +15,7 @@ import { taskRecord } from '../api/tasks/task.record.ts';
 import { timeEntryUpdateInput } from '../api/time-entries/time-entry.input.ts';
 import { timeEntryRecord } from '../api/time-entries/time-entry.record.ts';
 import { payoutSummarySchema } from '../reports/payout-summary/payout-summary.schema.ts';
+import { profitabilityOperation } from '../reports/profitability/profitability.route.ts';
 import { billListQuery, billRecord } from '../reports/team-payouts/bills.ts';
 import { payeeListQuery, payeeRecord } from '../reports/team-payouts/payees.ts';
 import { paymentListQuery, paymentRecord } from '../reports/team-payouts/payments.ts';
@@ -186,6 +187,7 @@ export const OPERATIONS: OperationDoc[] = [
     },
   },
   ...teamPayoutReads(),
+  profitabilityOperation,
   {
     method: 'get',
     path: '/team-payouts/summary',

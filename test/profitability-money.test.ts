@@ -1,0 +1,144 @@
+import { listValue, type DuckDBConnection } from '@duckdb/node-api';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Money } from '../src/money/money.ts';
+import { openReadModel, type ReadModel } from '../src/readmodel/read-model.ts';
+
+/**
+ * The 64-bit money macros of sql/duckdb/macros.sql that the profitability report prices every
+ * row with, against decimal.js: exact and half away from zero, on their BIGINT path and on the
+ * HUGEINT path they take for products too large for 64 bits. Each property checks a batch of
+ * random cases in one query (planning a query costs more than computing a thousand rows).
+ */
+let readModel: ReadModel;
+let connection: DuckDBConnection;
+beforeAll(async () => {
+  readModel = await openReadModel(':memory:');
+  connection = await readModel.connect();
+});
+afterAll(() => {
+  connection.closeSync();
+  readModel.close();
+});
+
+const SAMPLES = 1000;
+
+/** A DECIMAL(18,4) amount as text: small ones often, up to 14 integer digits. */
+const amount = fc
+  .oneof(
+    fc.bigInt({ min: -10_000_000n, max: 10_000_000n }),
+    fc.bigInt({ min: -(10n ** 18n) + 1n, max: 10n ** 18n - 1n }),
+  )
+  .map((e4) => new Money(e4.toString()).div(10_000).toFixed(4));
+const rate = fc
+  .bigInt({ min: 1n, max: 10n ** 14n })
+  .map((e10) => new Money(e10.toString()).div(1e10).toFixed(10));
+const scale = fc.constantFrom(0, 2, 3);
+
+const half = (d: Money, places: number) => d.toDecimalPlaces(places, Money.ROUND_HALF_UP);
+/** Results must fit DECIMAL(18,4) like every stored amount; larger ones are an error. */
+const fits = (d: Money) => d.abs().lt(1e13);
+
+/**
+ * Evaluates `expression` for each case, as text: columns a and b are DECIMAL(18,4), c is text
+ * (the expression casts it), s is an INTEGER scale.
+ */
+async function evaluate(expression: string, cases: [string, string, string, number][]) {
+  const column = (i: number) => listValue(cases.map((c) => String(c[i])));
+  const reader = await connection.runAndReadAll(
+    `SELECT CAST(${expression} AS VARCHAR) AS v
+     FROM (
+       SELECT
+         unnest($a::VARCHAR[])::DECIMAL(18,4) AS a, unnest($b::VARCHAR[])::DECIMAL(18,4) AS b,
+         unnest($c::VARCHAR[]) AS c, unnest($s::VARCHAR[])::INTEGER AS s,
+         unnest(range($n::BIGINT)) AS i
+     )
+     ORDER BY i`,
+    { a: column(0), b: column(1), c: column(2), s: column(3), n: cases.length },
+  );
+  return reader.getRowObjectsJson().map((row) => {
+    if (typeof row.v !== 'string') throw new Error(`expected text, got ${JSON.stringify(row.v)}`);
+    return row.v;
+  });
+}
+
+function expectAll(
+  cases: [string, string, string, number][],
+  got: string[],
+  want: (c: [string, string, string, number]) => Money | string,
+) {
+  const wrong = cases
+    .map((c, i) => ({ c, got: got[i]!, want: want(c) }))
+    .filter(({ got, want }) =>
+      typeof want === 'string' ? got !== want : !new Money(got).eq(want),
+    );
+  expect(wrong.slice(0, 3)).toEqual([]);
+}
+
+describe('money macros (decisions 9: exact, half away from zero)', () => {
+  it('money_e4 and money_of_e4 round-trip every DECIMAL(18,4) value', async () => {
+    const cases = fc.sample(fc.tuple(amount, amount, rate, scale), SAMPLES);
+    expectAll(cases, await evaluate('money_of_e4(money_e4(a))', cases), ([a]) => a);
+  });
+
+  it('e4_share rounds amount x part / whole once, to the currency', async () => {
+    const cases = fc
+      .sample(fc.tuple(amount, amount, amount, scale), SAMPLES)
+      .filter(([a, p, w]) => !new Money(w).isZero() && fits(new Money(a).mul(p).div(w)))
+      .map(([a, p, w, s]): [string, string, string, number] => [a, p, w, s]);
+    const got = await evaluate(
+      'money_of_e4(e4_share(money_e4(a), money_e4(b), money_e4(CAST(c AS DECIMAL(18, 4))), unit_e4(s)))',
+      cases,
+    );
+    expectAll(cases, got, ([a, p, w, s]) => half(new Money(a).mul(p).div(w), s));
+  });
+
+  it('e4_share_capped pays at most the whole amount, and nothing when whole is 0', async () => {
+    const cases = fc
+      .sample(fc.tuple(amount, amount, fc.oneof(amount, fc.constant('0.0000')), scale), SAMPLES)
+      .filter(([a, p, w]) => new Money(w).isZero() || fits(new Money(a).mul(p).div(w)));
+    const got = await evaluate(
+      'money_of_e4(e4_share_capped(money_e4(a), money_e4(b), money_e4(CAST(c AS DECIMAL(18, 4))), unit_e4(s)))',
+      cases,
+    );
+    expectAll(cases, got, ([a, p, w, s]) =>
+      new Money(w).isZero()
+        ? new Money(0)
+        : half(new Money(a).mul(Money.min(new Money(p).div(w), 1)), s),
+    );
+  });
+
+  it('e4_convert multiplies at the rate’s full precision and rounds once', async () => {
+    const cases = fc
+      .sample(fc.tuple(amount, amount, rate, scale), SAMPLES)
+      .filter(([a, , r]) => fits(new Money(a).mul(r)));
+    const got = await evaluate(
+      'money_of_e4(e4_convert(money_e4(a), rate_e10(CAST(c AS DECIMAL(18, 10))), unit_e4(s)))',
+      cases,
+    );
+    expectAll(cases, got, ([a, , r, s]) => half(new Money(a).mul(r), s));
+  });
+
+  it('e4_percent gives two decimals, half away from zero', async () => {
+    const cases = fc
+      .sample(fc.tuple(amount, amount, rate, scale), SAMPLES)
+      .filter(([m, b]) => !new Money(b).isZero() && fits(new Money(m).mul(100).div(b)));
+    const got = await evaluate('e4_percent(money_e4(a), money_e4(b))', cases);
+    expectAll(cases, got, ([m, b]) => half(new Money(m).mul(100).div(b), 2).toFixed(2));
+  });
+
+  it('rounds exact halves away from zero on both sides', async () => {
+    // 1 x 1 / 200 = 0.005 -> 0.01 and -0.005 -> -0.01; at scale 0, 5 / 2 = 2.5 -> 3.
+    const cases: [string, string, string, number][] = [
+      ['1', '1', '200', 2],
+      ['-1', '1', '200', 2],
+      ['5', '1', '2', 0],
+      ['5', '1', '-2', 0],
+    ];
+    const got = await evaluate(
+      'money_of_e4(e4_share(money_e4(a), money_e4(b), money_e4(CAST(c AS DECIMAL(18, 4))), unit_e4(s)))',
+      cases,
+    );
+    expect(got).toEqual(['0.0100', '-0.0100', '3.0000', '-3.0000']);
+  });
+});
