@@ -17,6 +17,7 @@ import { loadServerSecret } from '../store/server-secret.ts';
 import { CursorCodec } from './list/cursor.ts';
 import type { Database, TokenEnv } from '../store/schema.ts';
 import { authenticate } from './auth.ts';
+import { ConnectionPool } from '../readmodel/connection-pool.ts';
 import { registerJsonBodyParser } from './json-body.ts';
 import { registerOpenApiRoutes } from './openapi.ts';
 import { readModelUnavailable, registerErrorHandling } from './errors.ts';
@@ -79,17 +80,14 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     }
   });
 
+  const connections = new ConnectionPool(deps.readModel);
+  app.addHook('onClose', async () => connections.close());
   const context: RouteContext = {
     db: deps.db,
     cursors: new CursorCodec(await loadServerSecret(deps.db, 'list-cursors')),
     async read(read) {
       if (!deps.status.ready) throw readModelUnavailable();
-      const connection = await deps.readModel.connect();
-      try {
-        return await read(connection);
-      } finally {
-        connection.closeSync();
-      }
+      return connections.use(read);
     },
     async readModelCaughtUp() {
       await deps.sync?.waitForStore();
