@@ -2,6 +2,21 @@ import { z } from 'zod';
 import { isKnownCurrency } from '../money/currencies.ts';
 import { currencyScale } from '../money/currencies.ts';
 import { decimalTextProblem, decimalTextSign, parseDecimal, RATE_SCALE } from '../money/money.ts';
+import {
+  BILL_LINE_KINDS,
+  BILL_STATUSES,
+  EXPENSE_CATEGORIES,
+  INVOICE_LINE_KINDS,
+  INVOICE_PAYMENT_STATUSES,
+  INVOICE_STATUSES,
+  PAYMENT_METHODS,
+  PAYMENT_STATUSES,
+  PROJECT_STATUSES,
+  RATE_TYPES,
+  SETTLEMENT_MODES,
+  TASK_PRIORITIES,
+  TASK_STATUSES,
+} from '../value-sets.ts';
 
 /**
  * The workspace snapshot format (shared/spec/workspace-snapshot.md), one zod schema per
@@ -133,8 +148,8 @@ export const projectRecord = z.object({
   name: z.string().trim().min(1).max(200),
   description: optionalText,
   color: optionalText,
-  status: z.enum(['ACTIVE', 'COMPLETED', 'ARCHIVED']).default('ACTIVE'),
-  rateType: z.enum(['HOURLY', 'FIXED', 'NON_BILLABLE']).default('HOURLY'),
+  status: z.enum(PROJECT_STATUSES).default('ACTIVE'),
+  rateType: z.enum(RATE_TYPES).default('HOURLY'),
   hourlyRate: nullable(nonNegative()),
   fixedFeeAmount: nullable(nonNegative()),
   fixedFeePriorInvoicedAmount: nullable(nonNegative()),
@@ -152,8 +167,8 @@ export const taskRecord = z.object({
   projectId: uuid,
   name: z.string().trim().min(1).max(200),
   description: optionalText,
-  status: z.enum(['TODO', 'IN_PROGRESS', 'DONE']).default('TODO'),
-  priority: z.enum(['LOW', 'MEDIUM', 'HIGH', 'URGENT']).default('LOW'),
+  status: z.enum(TASK_STATUSES).default('TODO'),
+  priority: z.enum(TASK_PRIORITIES).default('LOW'),
   billable: z.boolean().default(true),
   estimatedHours: nullable(nonNegative()),
   assigneeIds: z.array(uuid).default([]),
@@ -196,9 +211,7 @@ export const expenseRecord = z
     clientId: uuid,
     projectId: nullable(uuid),
     invoiceId: nullable(uuid),
-    category: z
-      .enum(['TRAVEL', 'MEALS', 'LODGING', 'SOFTWARE', 'EQUIPMENT', 'SUBCONTRACTOR', 'OTHER'])
-      .default('OTHER'),
+    category: z.enum(EXPENSE_CATEGORIES).default('OTHER'),
     customCategory: optionalText,
     description: z.string().min(1).max(10_000),
     amount: decimalText(),
@@ -220,7 +233,7 @@ export const expenseRecord = z
 
 export const invoiceLineRecord = z.object({
   id: uuid,
-  kind: z.enum(['TIME', 'EXPENSE', 'FIXED_FEE', 'OTHER']),
+  kind: z.enum(INVOICE_LINE_KINDS),
   timeEntryId: nullable(uuid),
   expenseId: nullable(uuid),
   projectId: nullable(uuid),
@@ -238,8 +251,8 @@ export const invoiceRecord = z
     id: uuid,
     clientId: uuid,
     number: z.string().min(1).max(100),
-    status: z.enum(['DRAFT', 'SENT', 'PAID', 'CANCELLED']),
-    paymentStatus: z.enum(['unpaid', 'partially_paid', 'paid', 'refunded']),
+    status: z.enum(INVOICE_STATUSES),
+    paymentStatus: z.enum(INVOICE_PAYMENT_STATUSES),
     currency: currencyCode,
     issueDate: nullable(isoDate),
     dueDate: nullable(isoDate),
@@ -309,7 +322,7 @@ export const payeeRecord = z.object({
 
 export const billLineRecord = z.object({
   id: uuid,
-  kind: z.enum(['TIME', 'EXPENSE', 'ADJUSTMENT']),
+  kind: z.enum(BILL_LINE_KINDS),
   timeEntryId: nullable(uuid),
   projectId: nullable(uuid),
   taskId: nullable(uuid),
@@ -328,7 +341,7 @@ export const billRecord = z
     id: uuid,
     payeeId: uuid,
     number: z.string().min(1).max(100),
-    status: z.enum(['DRAFT', 'APPROVED', 'VOID']),
+    status: z.enum(BILL_STATUSES),
     revision: z.number().int().min(1).default(1),
     currency: currencyCode,
     serviceFrom: nullable(isoDate),
@@ -380,17 +393,17 @@ export const paymentRecord = z
     currency: currencyCode,
     amount: decimalText(),
     paidDate: isoDate,
-    method: z.enum(['BANK_TRANSFER', 'WISE', 'PAYPAL', 'CHECK', 'CASH', 'OTHER']),
+    method: z.enum(PAYMENT_METHODS),
     savedMethodId: nullable(uuid),
     reference: optionalText,
     note: optionalText,
-    status: z.enum(['RECORDED', 'REVERSED']),
+    status: z.enum(PAYMENT_STATUSES),
     reversedAt: nullable(timestamp),
     reversalReason: optionalText,
     settlementCurrency: nullable(currencyCode),
     settlementAmount: nullable(decimalText()),
     exchangeRate: nullable(decimalText(10)),
-    settlementMode: z.enum(['SAME_CURRENCY', 'CONVERTED']).default('SAME_CURRENCY'),
+    settlementMode: z.enum(SETTLEMENT_MODES).default('SAME_CURRENCY'),
     allocations: z.array(allocationRecord).default([]),
     ...audit,
   })

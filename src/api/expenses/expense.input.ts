@@ -7,7 +7,7 @@ import {
   requiredText,
   uuidInput,
 } from '../../http/write-body.ts';
-import { EXPENSE_CATEGORIES } from './expense.record.ts';
+import { EXPENSE_CATEGORIES } from '../../value-sets.ts';
 
 const fields = {
   clientId: uuidInput,

@@ -1,16 +1,7 @@
 import { z } from 'zod';
 import { bool, money, text, timestamp } from '../record-values.ts';
 import { currencyCode, isoDate, moneyText, timestamps, uuid } from '../schema-parts.ts';
-
-export const EXPENSE_CATEGORIES = [
-  'TRAVEL',
-  'MEALS',
-  'LODGING',
-  'SOFTWARE',
-  'EQUIPMENT',
-  'SUBCONTRACTOR',
-  'OTHER',
-] as const;
+import { EXPENSE_CATEGORIES } from '../../value-sets.ts';
 
 /** An expense as the API answers it (api-v1 "Expense", decisions 4). */
 export const expenseRecord = z.object({

@@ -12,12 +12,8 @@ import {
 import type { SqlParams } from '../../http/list/sql-params.ts';
 import { searchQuery } from '../../search/search.ts';
 import { dateRangeConditions, moneyRangeConditions, sortKeys } from '../list-filters.ts';
-import {
-  INVOICE_COLUMNS,
-  INVOICE_PAYMENT_STATUSES,
-  INVOICE_STATUSES,
-  invoiceRowToRecord,
-} from './invoice.record.ts';
+import { INVOICE_PAYMENT_STATUSES, INVOICE_STATUSES } from '../../value-sets.ts';
+import { INVOICE_COLUMNS, invoiceRowToRecord } from './invoice.record.ts';
 
 export const INVOICE_SORT_FIELDS = [
   'amountPaid',

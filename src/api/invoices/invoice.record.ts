@@ -9,9 +9,7 @@ import {
   timestamps,
   uuid,
 } from '../schema-parts.ts';
-
-export const INVOICE_STATUSES = ['DRAFT', 'SENT', 'PAID', 'CANCELLED'] as const;
-export const INVOICE_PAYMENT_STATUSES = ['unpaid', 'partially_paid', 'paid', 'refunded'] as const;
+import { INVOICE_PAYMENT_STATUSES, INVOICE_STATUSES } from '../../value-sets.ts';
 
 /** An invoice as the API answers it (api-v1 "Invoice (read-only)"). */
 export const invoiceRecord = z.object({

@@ -5,12 +5,8 @@ import { dateRanges, listQuery, many, once } from '../../http/list/list-query.ts
 import type { SqlParams } from '../../http/list/sql-params.ts';
 import { searchQuery } from '../../search/search.ts';
 import { dateRangeConditions, sortKeys } from '../list-filters.ts';
-import {
-  PROJECT_COLUMNS,
-  PROJECT_STATUSES,
-  projectRowToRecord,
-  RATE_TYPES,
-} from './project.record.ts';
+import { PROJECT_STATUSES, RATE_TYPES } from '../../value-sets.ts';
+import { PROJECT_COLUMNS, projectRowToRecord } from './project.record.ts';
 
 export const PROJECT_SORT_FIELDS = [
   'createdAt',

@@ -9,9 +9,7 @@ import {
   timestamps,
   uuid,
 } from '../schema-parts.ts';
-
-export const PROJECT_STATUSES = ['ACTIVE', 'COMPLETED', 'ARCHIVED'] as const;
-export const RATE_TYPES = ['HOURLY', 'FIXED', 'NON_BILLABLE'] as const;
+import { PROJECT_STATUSES, RATE_TYPES } from '../../value-sets.ts';
 
 /**
  * A project as the API answers it (api-v1 "Project"). The rate fields are absent for

@@ -7,7 +7,7 @@ import {
   requiredText,
   uuidInput,
 } from '../../http/write-body.ts';
-import { TASK_PRIORITIES, TASK_STATUSES } from './task.record.ts';
+import { TASK_PRIORITIES, TASK_STATUSES } from '../../value-sets.ts';
 
 const fields = {
   name: requiredText(200),

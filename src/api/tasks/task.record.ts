@@ -1,9 +1,7 @@
 import { z } from 'zod';
 import { bool, decimal, strings, text, timestamp } from '../record-values.ts';
 import { decimalText, isoDate, timestamps, uuid } from '../schema-parts.ts';
-
-export const TASK_STATUSES = ['TODO', 'IN_PROGRESS', 'DONE'] as const;
-export const TASK_PRIORITIES = ['LOW', 'MEDIUM', 'HIGH', 'URGENT'] as const;
+import { TASK_PRIORITIES, TASK_STATUSES } from '../../value-sets.ts';
 
 /** A task as the API answers it (api-v1 "Task", decisions 4). */
 export const taskRecord = z.object({

@@ -10,13 +10,11 @@ import type { SqlParams } from '../../http/list/sql-params.ts';
 import { todayIn } from '../../time/calendar.ts';
 import { links, linksRecord } from './links.ts';
 import { PAYMENT_COLUMNS, PAYMENT_FROM, paymentRecord, paymentRecords } from './payments.ts';
-
-export const BILL_STATUSES = ['DRAFT', 'APPROVED', 'VOID'] as const;
-export const BILL_PAYMENT_STATUSES = ['UNPAID', 'PARTIALLY_PAID', 'PAID'] as const;
+import { BILL_LINE_KINDS, BILL_PAYMENT_STATUSES, BILL_STATUSES } from '../../value-sets.ts';
 
 const billLine = z.object({
   id: uuid,
-  kind: z.enum(['TIME', 'EXPENSE', 'ADJUSTMENT']),
+  kind: z.enum(BILL_LINE_KINDS),
   description: z.string().nullable(),
   timeEntryId: uuid.nullable(),
   projectId: uuid.nullable(),
@@ -182,7 +180,7 @@ async function billRecords(
         .filter((l) => text(l.bill_id) === id)
         .map((l) => ({
           id: text(l.id)!,
-          kind: text(l.kind) as 'TIME' | 'EXPENSE' | 'ADJUSTMENT',
+          kind: text(l.kind) as (typeof BILL_LINE_KINDS)[number],
           description: text(l.description),
           timeEntryId: text(l.time_entry_id),
           projectId: text(l.project_id),

@@ -8,8 +8,7 @@ import type { ListEndpoint } from '../../http/list/list-endpoint.ts';
 import { limitParam, cursorParam, once, sortParam } from '../../http/list/list-query.ts';
 import type { SqlParams } from '../../http/list/sql-params.ts';
 import { links, linksRecord } from './links.ts';
-
-export const PAYMENT_STATUSES = ['RECORDED', 'REVERSED'] as const;
+import { PAYMENT_STATUSES } from '../../value-sets.ts';
 
 /** A team payment as the API answers it (api-v1 "Team payment", decisions 4). */
 export const paymentRecord = z.object({

@@ -14,6 +14,7 @@ import type { EntryRefs } from './entry-refs.ts';
 import type { ClientModel, WorkspaceModel } from './model.ts';
 import { EXPENSE_DESCRIPTIONS, OTHER_LINE_DESCRIPTIONS } from './names.ts';
 import type { Random } from './random.ts';
+import { EXPENSE_CATEGORIES } from '../../value-sets.ts';
 
 type InvoiceStatus = 'DRAFT' | 'SENT' | 'PAID' | 'CANCELLED';
 
@@ -88,16 +89,6 @@ function invoiceStatus(g: Generation, month: Month): InvoiceStatus {
     statuses[g.invoiceRandom.weighted(month.age === 1 ? [35, 45, 20] : [2, 20, 78])] ?? 'DRAFT'
   );
 }
-
-const EXPENSE_CATEGORIES = [
-  'TRAVEL',
-  'MEALS',
-  'LODGING',
-  'SOFTWARE',
-  'EQUIPMENT',
-  'SUBCONTRACTOR',
-  'OTHER',
-] as const;
 
 /**
  * Writes the month's expenses: 0-2 per client, in the client's currency (else the base
