@@ -52,3 +52,9 @@ export function moneyRangeConditions(
   }
   return conditions;
 }
+
+/** A boolean filter: `condition` when true, its negation when false, nothing when absent. */
+export function flag(value: boolean | undefined, condition: string): string[] {
+  if (value === undefined) return [];
+  return [value ? `(${condition})` : `NOT (${condition})`];
+}

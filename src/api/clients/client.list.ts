@@ -4,7 +4,7 @@ import type { ListEndpoint } from '../../http/list/list-endpoint.ts';
 import { booleanText, dateRanges, listQuery, many } from '../../http/list/list-query.ts';
 import type { SqlParams } from '../../http/list/sql-params.ts';
 import { searchQuery } from '../../search/search.ts';
-import { dateRangeConditions, sortKeys } from '../list-filters.ts';
+import { dateRangeConditions, flag, sortKeys } from '../list-filters.ts';
 import { CLIENT_COLUMNS, clientRowToRecord } from './client.record.ts';
 
 export const CLIENT_SORT_FIELDS = ['createdAt', 'id', 'name', 'relevance', 'updatedAt'] as const;
@@ -32,11 +32,6 @@ const BILLING_ADDRESS = [
 ]
   .map(present)
   .join(' OR ');
-
-function flag(value: boolean | undefined, condition: string): string[] {
-  if (value === undefined) return [];
-  return [value ? `(${condition})` : `NOT (${condition})`];
-}
 
 export const clientList: ListEndpoint<ClientListQuery> = {
   name: 'clients',

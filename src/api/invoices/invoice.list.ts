@@ -11,7 +11,7 @@ import {
 } from '../../http/list/list-query.ts';
 import type { SqlParams } from '../../http/list/sql-params.ts';
 import { searchQuery } from '../../search/search.ts';
-import { dateRangeConditions, moneyRangeConditions, sortKeys } from '../list-filters.ts';
+import { dateRangeConditions, flag, moneyRangeConditions, sortKeys } from '../list-filters.ts';
 import { INVOICE_PAYMENT_STATUSES, INVOICE_STATUSES } from '../../value-sets.ts';
 import { INVOICE_COLUMNS, invoiceRowToRecord } from './invoice.record.ts';
 
@@ -69,8 +69,6 @@ export const invoiceList: ListEndpoint<InvoiceListQuery> = {
     updatedAt: { expression: 'r.updated_at', type: 'timestamp' },
   }),
   where(query: InvoiceListQuery, params: SqlParams, caller: Caller): string[] {
-    const flag = (value: boolean | undefined, column: string) =>
-      value === undefined ? [] : [value ? column : `NOT ${column}`];
     return [
       `r.workspace_id = ${params.bind(caller.workspaceId, 'UUID')}`,
       'r.deleted_at IS NULL',

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
 import { requireAccess } from '../../http/access.ts';
 import type { RouteContext } from '../../http/app.ts';
 import { notFound } from '../../http/errors.ts';
 import { answerList } from '../../http/list/list-endpoint.ts';
 import { parseQuery } from '../../http/list/list-query.ts';
 import { MANAGER_UP } from '../roles.ts';
+import { recordId } from '../write.ts';
 import { INVOICE_BY_ID, invoiceList, invoiceListQuery } from './invoice.list.ts';
 import { invoiceRowToRecord } from './invoice.record.ts';
 
@@ -21,12 +21,10 @@ export function registerInvoiceRoutes(app: FastifyInstance, context: RouteContex
 
   app.get<{ Params: { id: string } }>('/invoices/:id', async (request) => {
     requireAccess(request.caller, { roles: MANAGER_UP, scope: 'read' });
-    // An id that is not a UUID names no invoice: the same 404 as a missing one.
-    const id = z.uuid().safeParse(request.params.id);
-    if (!id.success) throw notFound();
+    const id = recordId(request.params.id);
     const row = await context.read(async (connection) => {
       const reader = await connection.runAndReadAll(INVOICE_BY_ID, {
-        id: id.data,
+        id,
         ws: request.caller.workspaceId,
       });
       return reader.getRowObjectsJS()[0];

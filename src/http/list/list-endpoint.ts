@@ -11,15 +11,28 @@ export interface SearchMatches {
   params: Record<string, DuckDBValue>;
 }
 
+/** Turns a page of rows into records: row by row, or a whole page at once. */
+type RecordMapping =
+  | { toRecord(row: Record<string, unknown>, caller: Caller): unknown; toRecords?: never }
+  | {
+      /** For records with nested lists, read for the whole page in one more query each. */
+      toRecords(
+        connection: DuckDBConnection,
+        rows: Record<string, unknown>[],
+        caller: Caller,
+      ): Promise<unknown[]>;
+      toRecord?: never;
+    };
+
 /** What one list endpoint is: its rows, filters, sort keys and record shape. */
-export interface ListEndpoint<Q> {
+export type ListEndpoint<Q> = RecordMapping & {
   /** Binds cursors to this endpoint. */
   name: string;
   /** FROM clause; the listed table is aliased `r`. */
   from: string;
   /** False when `from` is a view (see PageRequest.lateColumns). */
   lateColumns?: boolean;
-  /** The record's columns, as toRecord reads them. */
+  /** The record's columns, as the mapping reads them. */
   select: string;
   /** Sort keys by API field name (every sort field but `relevance`); `id` and `createdAt` included. */
   sortKeys: Record<string, SortKey>;
@@ -27,14 +40,7 @@ export interface ListEndpoint<Q> {
   where(query: Q, params: SqlParams, caller: Caller): string[];
   /** Search matches for a search text, or null when it has no terms. */
   search?(workspaceId: string, text: string): SearchMatches | null;
-  toRecord(row: Record<string, unknown>, caller: Caller): unknown;
-  /** Records of a whole page at once, for records with nested lists read in one more query. */
-  toRecords?(
-    connection: DuckDBConnection,
-    rows: Record<string, unknown>[],
-    caller: Caller,
-  ): Promise<unknown[]>;
-}
+};
 
 export interface ListParams {
   cursor?: string | undefined;

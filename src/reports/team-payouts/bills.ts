@@ -6,7 +6,7 @@ import { sortKeys } from '../../api/list-filters.ts';
 import type { Caller } from '../../http/caller.ts';
 import type { ListEndpoint } from '../../http/list/list-endpoint.ts';
 import { booleanText, listQuery, once } from '../../http/list/list-query.ts';
-import type { SqlParams } from '../../http/list/sql-params.ts';
+import { SqlParams } from '../../http/list/sql-params.ts';
 import { todayIn } from '../../time/calendar.ts';
 import { links, linksRecord } from './links.ts';
 import { PAYMENT_COLUMNS, PAYMENT_FROM, paymentRecord, paymentRecords } from './payments.ts';
@@ -119,8 +119,9 @@ async function billRecords(
 ): Promise<BillRecord[]> {
   const ids = rows.map((r) => text(r.id)!);
   if (ids.length === 0) return [];
-  const list = `[${ids.map((_, i) => `$id${i}::UUID`).join(', ')}]`;
-  const params = Object.fromEntries(ids.map((id, i) => [`id${i}`, id]));
+  // The page's bills, bound once and used by both queries.
+  const params = new SqlParams();
+  const ofBills = params.in('bill_id', ids, 'UUID');
   const lines = (
     await connection.runAndReadAll(
       `SELECT id, bill_id, kind, description, time_entry_id, project_id, task_id,
@@ -128,17 +129,18 @@ async function billRecords(
          CAST(hourly_rate AS VARCHAR) AS hourly_rate, CAST(amount AS VARCHAR) AS amount,
          CAST(quantity AS VARCHAR) AS quantity, CAST(unit_price AS VARCHAR) AS unit_price,
          CAST(source_snapshot AS VARCHAR) AS source_snapshot
-       FROM team_bill_lines WHERE list_contains(${list}, bill_id) ORDER BY position, id`,
-      params,
+       FROM team_bill_lines WHERE ${ofBills} ORDER BY position, id`,
+      params.values,
     )
   ).getRowObjectsJS();
   const paymentRows = (
     await connection.runAndReadAll(
       `SELECT DISTINCT ${PAYMENT_COLUMNS}, a.bill_id AS for_bill
-       FROM ${PAYMENT_FROM} JOIN team_payment_allocations a ON a.payment_id = r.id
-       WHERE r.deleted_at IS NULL AND list_contains(${list}, a.bill_id)
+       FROM ${PAYMENT_FROM}
+       JOIN (SELECT * FROM team_payment_allocations WHERE ${ofBills}) a ON a.payment_id = r.id
+       WHERE r.deleted_at IS NULL
        ORDER BY r.paid_date, r.id`,
-      params,
+      params.values,
     )
   ).getRowObjectsJS();
   const payments = await paymentRecords(connection, paymentRows);
@@ -256,9 +258,6 @@ export const billList: ListEndpoint<BillListQuery> = {
           ]
         : []),
     ];
-  },
-  toRecord: () => {
-    throw new Error('bills are read a page at a time');
   },
   toRecords: (connection, rows) => billRecords(connection, rows),
 };

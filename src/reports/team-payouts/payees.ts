@@ -6,7 +6,7 @@ import { sortKeys } from '../../api/list-filters.ts';
 import type { Caller } from '../../http/caller.ts';
 import type { ListEndpoint } from '../../http/list/list-endpoint.ts';
 import { listQuery, once } from '../../http/list/list-query.ts';
-import type { SqlParams } from '../../http/list/sql-params.ts';
+import { SqlParams } from '../../http/list/sql-params.ts';
 import { links, linksRecord } from './links.ts';
 
 /** A payee as the API answers it (api-v1 "Team payee"). */
@@ -59,24 +59,24 @@ async function payeeRecords(
 ): Promise<PayeeRecord[]> {
   const ids = rows.map((r) => text(r.id)!);
   if (ids.length === 0) return [];
-  const list = `[${ids.map((_, i) => `$id${i}::UUID`).join(', ')}]`;
-  const params = Object.fromEntries(ids.map((id, i) => [`id${i}`, id]));
+  const params = new SqlParams();
+  const ofPayees = params.in('payee_id', ids, 'UUID');
   const rates = (
     await connection.runAndReadAll(
       `SELECT id, payee_id, CAST(effective_from AS VARCHAR) AS effective_from,
          CAST(hourly_rate AS VARCHAR) AS hourly_rate, currency, created_at
-       FROM payee_rates WHERE deleted_at IS NULL AND list_contains(${list}, payee_id)
+       FROM payee_rates WHERE deleted_at IS NULL AND ${ofPayees}
        ORDER BY effective_from, id`,
-      params,
+      params.values,
     )
   ).getRowObjectsJS();
   const credits = (
     await connection.runAndReadAll(
       `SELECT id, payee_id, currency, CAST(amount AS VARCHAR) AS amount,
          CAST(remaining AS VARCHAR) AS remaining, reason
-       FROM payee_credits WHERE deleted_at IS NULL AND list_contains(${list}, payee_id)
+       FROM payee_credits WHERE deleted_at IS NULL AND ${ofPayees}
        ORDER BY created_at, id`,
-      params,
+      params.values,
     )
   ).getRowObjectsJS();
   return rows.map((row) => {
@@ -137,9 +137,6 @@ export const payeeList: ListEndpoint<PayeeListQuery> = {
           ]
         : []),
     ];
-  },
-  toRecord: () => {
-    throw new Error('payees are read a page at a time');
   },
   toRecords: (connection, rows) => payeeRecords(connection, rows),
 };

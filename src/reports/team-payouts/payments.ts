@@ -6,7 +6,7 @@ import { sortKeys } from '../../api/list-filters.ts';
 import type { Caller } from '../../http/caller.ts';
 import type { ListEndpoint } from '../../http/list/list-endpoint.ts';
 import { limitParam, cursorParam, once, sortParam } from '../../http/list/list-query.ts';
-import type { SqlParams } from '../../http/list/sql-params.ts';
+import { SqlParams } from '../../http/list/sql-params.ts';
 import { links, linksRecord } from './links.ts';
 import { PAYMENT_STATUSES } from '../../value-sets.ts';
 
@@ -71,15 +71,15 @@ export async function paymentRecords(
 ): Promise<PaymentRecord[]> {
   const ids = rows.map((r) => text(r.id)!);
   if (ids.length === 0) return [];
-  const list = `[${ids.map((_, i) => `$id${i}::UUID`).join(', ')}]`;
+  const params = new SqlParams();
   const allocations = (
     await connection.runAndReadAll(
       `SELECT a.payment_id, a.bill_id, b.number, b.currency, CAST(a.amount AS VARCHAR) AS amount,
          CAST(a.cash_amount AS VARCHAR) AS cash_amount, a.cash_currency, b.payee_id
        FROM team_payment_allocations a JOIN team_bills b ON b.id = a.bill_id
-       WHERE list_contains(${list}, a.payment_id)
+       WHERE ${params.in('a.payment_id', ids, 'UUID')}
        ORDER BY a.position, a.bill_id`,
-      Object.fromEntries(ids.map((id, i) => [`id${i}`, id])),
+      params.values,
     )
   ).getRowObjectsJS();
   return rows.map((row) => {
@@ -143,9 +143,6 @@ export const paymentList: ListEndpoint<PaymentListQuery> = {
       // The currency filter is the actual transfer currency (api-v1).
       ...(query.currency ? [`r.currency = ${params.bind(query.currency)}`] : []),
     ];
-  },
-  toRecord: () => {
-    throw new Error('payments are read a page at a time');
   },
   toRecords: (connection, rows) => paymentRecords(connection, rows),
 };
