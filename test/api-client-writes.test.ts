@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiRequest, type Body } from './support/api-request.ts';
 import { createHarness, type Harness } from './support/harness.ts';
 import { ids, smallSnapshot, TOKENS } from './support/small-snapshot.ts';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are checked by value
-type Body = Record<string, any>;
 
 describe('POST and PATCH /clients', () => {
   let h: Harness;
@@ -14,27 +12,13 @@ describe('POST and PATCH /clients', () => {
   });
   afterAll(() => h.close());
 
-  const send = async (
+  const send = (
     method: 'POST' | 'PATCH' | 'GET',
     path: string,
     body?: string | object,
     token = TOKENS.manager,
     headers: Record<string, string> = {},
-  ) => {
-    const res = await h.app.inject({
-      method,
-      url: `/api/v1${path}`,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...headers,
-      },
-      ...(body === undefined
-        ? {}
-        : { payload: typeof body === 'string' ? body : JSON.stringify(body) }),
-    });
-    return { status: res.statusCode, body: res.json<Body>(), headers: res.headers };
-  };
+  ) => apiRequest(h.app, { method, path, body, token, headers });
 
   it('creates a client (201) that the next GET already lists', async () => {
     const created = await send(

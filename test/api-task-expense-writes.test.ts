@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiRequest } from './support/api-request.ts';
 import { createHarness, type Harness } from './support/harness.ts';
 import { ids, smallSnapshot, TOKENS } from './support/small-snapshot.ts';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are checked by value
-type Body = Record<string, any>;
 
 const otherProject = '42000000-0000-4000-8000-000000000001';
 const yenClient = '32000000-0000-4000-8000-000000000001';
@@ -39,25 +37,20 @@ describe('tasks and expenses writes', () => {
   });
   afterAll(() => h.close());
 
-  const send = async (
+  const send = (
     method: 'POST' | 'PATCH' | 'DELETE',
     path: string,
     body: object | undefined,
     token: string,
     key: string | null = freshKey(),
-  ) => {
-    const res = await h.app.inject({
+  ) =>
+    apiRequest(h.app, {
       method,
-      url: `/api/v1${path}`,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...(key === null ? {} : { 'idempotency-key': key }),
-      },
-      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+      path,
+      body,
+      token,
+      headers: key === null ? {} : { 'idempotency-key': key },
     });
-    return { status: res.statusCode, body: res.json<Body>() };
-  };
   const readModelRow = async (table: string, id: string) => {
     const duck = await h.readModel.connect();
     try {
