@@ -21,6 +21,12 @@ const configSchema = z.object({
     .int()
     .min(1)
     .optional(),
+  // Rows of each list's pages kept in memory (src/readmodel/record-cache.ts); 0 keeps none.
+  RECORD_CACHE_ROWS: z.coerce
+    .number({ error: 'must be a whole number of rows' })
+    .int()
+    .min(0)
+    .default(50_000),
 });
 
 export interface Config {
@@ -34,6 +40,8 @@ export interface Config {
   rateLimitPerSecond: number | undefined;
   /** Per-token burst; undefined takes the rate limiter's default. */
   rateLimitBurst: number | undefined;
+  /** Rows kept per list by the record cache. */
+  recordCacheRows: number;
 }
 
 export class ConfigError extends Error {}
@@ -62,5 +70,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: c.LOG_LEVEL,
     rateLimitPerSecond: c.RATE_LIMIT_PER_SECOND,
     rateLimitBurst: c.RATE_LIMIT_BURST,
+    recordCacheRows: c.RECORD_CACHE_ROWS,
   };
 }

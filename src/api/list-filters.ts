@@ -58,3 +58,12 @@ export function flag(value: boolean | undefined, condition: string): string[] {
   if (value === undefined) return [];
   return [value ? `(${condition})` : `NOT (${condition})`];
 }
+
+/**
+ * Rows whose client's name contains `name` (case-insensitive). A subquery on the clients of
+ * the workspace rather than a join, so that lists without this filter never join clients.
+ */
+export function clientNameCondition(params: SqlParams, workspaceId: string, name: string): string {
+  return `r.client_id IN (SELECT id FROM clients WHERE workspace_id = ${params.bind(workspaceId, 'UUID')}
+    AND contains(lower(name), lower(${params.bind(name)})))`;
+}

@@ -22,6 +22,7 @@ export async function serve(
     tokenEnv: config.tokenEnv,
     logLevel: config.logLevel,
     sync,
+    recordCacheRows: config.recordCacheRows,
     rateLimit: {
       ...(config.rateLimitPerSecond === undefined ? {} : { perSecond: config.rateLimitPerSecond }),
       ...(config.rateLimitBurst === undefined ? {} : { burst: config.rateLimitBurst }),

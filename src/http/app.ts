@@ -18,6 +18,7 @@ import { CursorCodec } from './list/cursor.ts';
 import type { Database, TokenEnv } from '../store/schema.ts';
 import { authenticate } from './auth.ts';
 import { ConnectionPool } from '../readmodel/connection-pool.ts';
+import { RecordCache } from '../readmodel/record-cache.ts';
 import { registerJsonBodyParser } from './json-body.ts';
 import { registerOpenApiRoutes } from './openapi.ts';
 import { readModelUnavailable, registerErrorHandling } from './errors.ts';
@@ -36,6 +37,8 @@ export interface AppDependencies {
   sync?: SyncService;
   /** Per-token request rate (decisions 3); unset fields take DEFAULT_RATE_LIMIT. */
   rateLimit?: Partial<RateLimitOptions>;
+  /** Rows kept per list in the record cache (RECORD_CACHE_ROWS; default 50,000). */
+  recordCacheRows?: number;
 }
 
 /** What routes get: the stores, and a way to run a read against the read model. */
@@ -50,6 +53,8 @@ export interface RouteContext {
   readModelCaughtUp(): Promise<void>;
   /** Signs and checks list cursors with the store's shared secret. */
   cursors: CursorCodec;
+  /** Rows of list pages kept between requests, current with the read model's commits. */
+  records: RecordCache;
 }
 
 export const API_PREFIX = '/api/v1';
@@ -85,6 +90,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   const context: RouteContext = {
     db: deps.db,
     cursors: new CursorCodec(await loadServerSecret(deps.db, 'list-cursors')),
+    records: new RecordCache(deps.status, deps.recordCacheRows),
     async read(read) {
       if (!deps.status.ready) throw readModelUnavailable();
       return connections.use(read);

@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { TRACKED_ID_TABLES } from '../readmodel/read-model-status.ts';
 import { SearchIndexUpdate } from '../search/search-index.ts';
 import type { ColumnInfo } from './full-sync.ts';
 import { parsePgArray } from './pg-array.ts';
@@ -167,6 +168,8 @@ export class TableChanges {
  */
 export class ChangeBatch {
   private readonly changes = new Map<string, TableChanges>();
+  /** What the flushes since the last `takeChanges` wrote (see ReadModelChanges). */
+  private written = new Map<string, Set<string> | null>();
   private seq = 0;
   /** Lines buffered over all tables. */
   size = 0;
@@ -206,7 +209,9 @@ export class ChangeBatch {
         if (changes.lines === 0) continue;
         const file = path.join(dir, `${changes.table}.csv`);
         await writeFile(file, changes.content());
-        await search.beforeApply(duck, changes.table, changesCsv(file, changes.columns));
+        const source = changesCsv(file, changes.columns);
+        await this.noteWritten(duck, changes, source);
+        await search.beforeApply(duck, changes.table, source);
         await applyTable(duck, changes, file);
         written += changes.lines;
       }
@@ -217,6 +222,36 @@ export class ChangeBatch {
     }
     this.clear();
     return written;
+  }
+
+  /** Marks a table changed whole (a truncate). */
+  touchAll(table: string): void {
+    this.written.set(table, null);
+  }
+
+  /** What was written since the last call, to report with the commit that makes it visible. */
+  takeChanges(): Map<string, ReadonlySet<string> | null> {
+    const written = this.written;
+    this.written = new Map();
+    return written;
+  }
+
+  /** Forgets what was written (the transaction was rolled back). */
+  forgetChanges(): void {
+    this.written = new Map();
+  }
+
+  private async noteWritten(duck: DuckDBConnection, changes: TableChanges, source: string) {
+    const { table, keys } = changes;
+    const ids = this.written.has(table) ? this.written.get(table)! : new Set<string>();
+    if (ids === null) return;
+    if (!TRACKED_ID_TABLES.has(table) || keys.length !== 1 || keys[0] !== 'id') {
+      this.written.set(table, null);
+      return;
+    }
+    const read = await duck.runAndReadAll(`SELECT DISTINCT id FROM ${source}`);
+    for (const [id] of read.getRows()) ids.add(String(id));
+    this.written.set(table, ids);
   }
 }
 

@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type pg from 'pg';
+import type { ReadModelChanges } from '../readmodel/read-model-status.ts';
 import { ChangeBatch, keyColumns, type SourceRow } from './change-batch.ts';
 import { faultPoint } from './fault-points.ts';
 import type { ColumnInfo } from './full-sync.ts';
@@ -10,6 +11,8 @@ const KEYS_PER_QUERY = 20_000;
 export interface PollResult {
   changedKeys: number;
   dataAsOf: Date;
+  /** What the poll's commit changed, for the read model's status. */
+  changes: ReadModelChanges;
 }
 
 /**
@@ -106,7 +109,7 @@ export class ChangeLogFollower {
       'DELETE FROM sync_change_log WHERE txid < pg_snapshot_xmin($1::pg_snapshot)',
       [snapshot],
     );
-    return { changedKeys, dataAsOf: asOf };
+    return { changedKeys, dataAsOf: asOf, changes: buffer.takeChanges() };
   }
 
   /** The current rows of `keys` (PostgreSQL text, as replication sends them); a key without a row was deleted. */

@@ -215,7 +215,7 @@ export class SyncService {
     this.applied = parseLsn(this.state!.sourceLsn!);
     this.metrics.slotName = this.state!.slotName;
     this.metrics.appliedLsn = formatLsn(this.applied);
-    this.options.status.dataAsOf = this.state!.dataAsOf;
+    this.options.status.committed(this.state!.dataAsOf, 'everything');
   }
 
   private async initialLoad(previousSlot: string | null): Promise<void> {
@@ -275,7 +275,7 @@ export class SyncService {
       );
     }
     this.follower = new ChangeLogFollower(this.options.pool, this.duck!, this.tables);
-    this.options.status.dataAsOf = (await readSyncState(this.duck!))!.dataAsOf;
+    this.options.status.committed((await readSyncState(this.duck!))!.dataAsOf, 'everything');
   }
 
   /** One change-log poll at a time, whoever asks (the loop, a waiting write, a catch-up). */
@@ -283,7 +283,7 @@ export class SyncService {
     this.polling = this.polling.then(async () => {
       if (this.stopped || !this.follower) return;
       const result = await this.follower.poll();
-      this.options.status.dataAsOf = result.dataAsOf;
+      this.options.status.committed(result.dataAsOf, result.changes);
       this.metrics.rowsApplied += result.changedKeys;
       this.metrics.batchesApplied++;
       this.metrics.lastCommitAt = new Date();
@@ -378,7 +378,10 @@ export class SyncService {
           return;
         case 'truncate':
           await this.flush();
-          for (const table of message.tables) await this.duck!.run(`DELETE FROM ${table}`);
+          for (const table of message.tables) {
+            await this.duck!.run(`DELETE FROM ${table}`);
+            this.batch.touchAll(table);
+          }
           // Rare: the search index is rebuilt whole rather than followed through a truncate.
           await rebuildSearchIndex(this.duck!);
           this.changed();
@@ -437,7 +440,7 @@ export class SyncService {
     this.duckOpen = false;
     this.pending = undefined;
     this.state = state;
-    this.options.status.dataAsOf = state.dataAsOf;
+    this.options.status.committed(state.dataAsOf, this.batch.takeChanges());
     this.metrics.rowsApplied += batch.rows;
     this.metrics.batchesApplied++;
     this.metrics.lastCommitAt = new Date();
@@ -512,6 +515,7 @@ export class SyncService {
       this.inTransaction = false;
       this.pending = undefined;
       this.batch.clear();
+      this.batch.forgetChanges();
       if (this.duckOpen) await this.duck?.run('ROLLBACK').catch(() => undefined);
       this.duckOpen = false;
       this.duck?.closeSync();

@@ -68,7 +68,7 @@ export async function createHarness(options: { live?: boolean } = {}): Promise<H
         return;
       }
       const result = await fullSync(pool, readModel);
-      status.dataAsOf = result.dataAsOf;
+      status.committed(result.dataAsOf, 'everything');
     },
     async close() {
       await app.close();

@@ -36,6 +36,7 @@ const BILLING_ADDRESS = [
 export const clientList: ListEndpoint<ClientListQuery> = {
   name: 'clients',
   from: 'clients r',
+  cached: { table: 'clients' },
   select: CLIENT_COLUMNS,
   sortKeys: sortKeys({
     name: { expression: 'lower(r.name)', type: 'text' },

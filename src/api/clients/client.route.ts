@@ -18,7 +18,7 @@ export function registerClientRoutes(app: FastifyInstance, context: RouteContext
     requireAccess(request.caller, { roles: MANAGER_UP, scope: 'read' });
     const query = parseQuery(clientListQuery, request.query);
     return context.read((connection) =>
-      answerList(connection, clientList, query, request.caller, context.cursors),
+      answerList(connection, clientList, query, request.caller, context),
     );
   });
 

@@ -11,7 +11,13 @@ import {
 } from '../../http/list/list-query.ts';
 import type { SqlParams } from '../../http/list/sql-params.ts';
 import { searchQuery } from '../../search/search.ts';
-import { dateRangeConditions, flag, moneyRangeConditions, sortKeys } from '../list-filters.ts';
+import {
+  clientNameCondition,
+  dateRangeConditions,
+  flag,
+  moneyRangeConditions,
+  sortKeys,
+} from '../list-filters.ts';
 import { INVOICE_PAYMENT_STATUSES, INVOICE_STATUSES } from '../../value-sets.ts';
 import { INVOICE_COLUMNS, invoiceRowToRecord } from './invoice.record.ts';
 
@@ -54,7 +60,8 @@ export type InvoiceListQuery = z.output<typeof invoiceListQuery>;
 
 export const invoiceList: ListEndpoint<InvoiceListQuery> = {
   name: 'invoices',
-  from: 'invoices r JOIN clients c ON c.id = r.client_id',
+  from: 'invoices r',
+  cached: { table: 'invoices' },
   select: INVOICE_COLUMNS,
   sortKeys: sortKeys({
     amountPaid: { expression: 'r.amount_paid', type: 'decimal' },
@@ -73,7 +80,7 @@ export const invoiceList: ListEndpoint<InvoiceListQuery> = {
       `r.workspace_id = ${params.bind(caller.workspaceId, 'UUID')}`,
       'r.deleted_at IS NULL',
       ...(query.clientName
-        ? [`contains(lower(c.name), lower(${params.bind(query.clientName)}))`]
+        ? [clientNameCondition(params, caller.workspaceId, query.clientName)]
         : []),
       ...(query.clientId ? [params.in('r.client_id', query.clientId, 'UUID')] : []),
       ...(query.currency ? [params.in('r.currency', query.currency)] : []),

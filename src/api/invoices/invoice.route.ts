@@ -15,7 +15,7 @@ export function registerInvoiceRoutes(app: FastifyInstance, context: RouteContex
     requireAccess(request.caller, { roles: MANAGER_UP, scope: 'read' });
     const query = parseQuery(invoiceListQuery, request.query);
     return context.read((connection) =>
-      answerList(connection, invoiceList, query, request.caller, context.cursors),
+      answerList(connection, invoiceList, query, request.caller, context),
     );
   });
 

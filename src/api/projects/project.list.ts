@@ -4,7 +4,7 @@ import type { ListEndpoint } from '../../http/list/list-endpoint.ts';
 import { dateRanges, listQuery, many, once } from '../../http/list/list-query.ts';
 import type { SqlParams } from '../../http/list/sql-params.ts';
 import { searchQuery } from '../../search/search.ts';
-import { dateRangeConditions, sortKeys } from '../list-filters.ts';
+import { clientNameCondition, dateRangeConditions, sortKeys } from '../list-filters.ts';
 import { PROJECT_STATUSES, RATE_TYPES } from '../../value-sets.ts';
 import { PROJECT_COLUMNS, projectRowToRecord } from './project.record.ts';
 
@@ -45,6 +45,9 @@ export const projectList: ListEndpoint<ProjectListQuery> = {
   name: 'projects',
   from: `projects r LEFT JOIN clients c ON c.id = r.client_id
     JOIN workspaces w ON w.id = r.workspace_id`,
+  rowsFrom: 'projects r',
+  // money_currency reads the client's currency and the workspace's base currency.
+  cached: { table: 'projects', dependsOn: ['clients', 'workspaces'] },
   select: PROJECT_COLUMNS,
   sortKeys: sortKeys({
     dueDate: { expression: 'r.due_date', type: 'date', nullable: true },
@@ -62,7 +65,7 @@ export const projectList: ListEndpoint<ProjectListQuery> = {
       // Members see only the projects they were granted (api-v1 "GET /projects").
       ...(caller.role === 'MEMBER' ? [member([caller.userId])] : []),
       ...(query.clientName
-        ? [`contains(lower(c.name), lower(${params.bind(query.clientName)}))`]
+        ? [clientNameCondition(params, caller.workspaceId, query.clientName)]
         : []),
       ...(query.clientId ? [params.in('r.client_id', query.clientId, 'UUID')] : []),
       ...(query.memberId ? [member(query.memberId)] : []),

@@ -11,7 +11,7 @@ export function registerProjectRoutes(app: FastifyInstance, context: RouteContex
     requireAccess(request.caller, { scope: 'read' });
     const query = parseQuery(projectListQuery, request.query);
     return context.read((connection) =>
-      answerList(connection, projectList, query, request.caller, context.cursors),
+      answerList(connection, projectList, query, request.caller, context),
     );
   });
 }

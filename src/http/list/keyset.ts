@@ -1,5 +1,6 @@
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
-import type { SqlParams } from './sql-params.ts';
+import type { CachedList, RecordCache } from '../../readmodel/record-cache.ts';
+import { SqlParams } from './sql-params.ts';
 
 /** How a sort key compares: timestamps by microseconds since 1970, the rest by value. */
 export type KeyType = 'timestamp' | 'date' | 'decimal' | 'integer' | 'text' | 'uuid';
@@ -75,6 +76,8 @@ export interface PageRequest {
   with?: string;
   select: string;
   from: string;
+  /** FROM of the row-choosing query when `from` joins tables only for the columns. */
+  rowsFrom?: string;
   /** Joins only the row-choosing query needs (the search matches). */
   filterJoin?: string;
   /**
@@ -91,6 +94,11 @@ export interface PageRequest {
   params: SqlParams;
   /** Extra bound parameters (those of the WITH clause). */
   extraParams?: Record<string, DuckDBValue>;
+  /**
+   * Where the page's rows may already be (late columns only): the ids are chosen in DuckDB,
+   * and only the rows not in the cache are read back.
+   */
+  records?: { cache: RecordCache; list: CachedList };
 }
 
 export interface Page {
@@ -104,9 +112,11 @@ export async function readPage(connection: DuckDBConnection, request: PageReques
   const where = [...request.where];
   if (request.after) where.push(after(request.order, request.after, request.params));
   const condition = where.length > 0 ? where.join(' AND ') : 'TRUE';
-  const filterFrom = `${request.from} ${request.filterJoin ?? ''}`;
+  const filterFrom = `${request.rowsFrom ?? request.from} ${request.filterJoin ?? ''}`;
+  const late = request.lateColumns ?? true;
+  if (late && request.records) return readCachedPage(connection, request, filterFrom, condition);
   let text: string;
-  if (request.lateColumns ?? true) {
+  if (late) {
     // DuckDB would otherwise compute every selected column of every matching row before its
     // top-N; here only the sort keys are, and the 51 rows' columns afterwards.
     const keys = request.order.map((p, i) => `${keyExpression(p)} AS _s${i}`).join(', ');
@@ -131,7 +141,54 @@ export async function readPage(connection: DuckDBConnection, request: PageReques
     ...request.params.values,
     ...request.extraParams,
   });
-  const rows = reader.getRowObjectsJS() as Record<string, unknown>[];
+  return toPage(reader.getRowObjectsJS(), request);
+}
+
+/**
+ * The page's ids and sort keys from DuckDB, its rows from the record cache; rows the cache
+ * lacks are read by id. A row deleted between the two steps is left out of the page.
+ */
+async function readCachedPage(
+  connection: DuckDBConnection,
+  request: PageRequest,
+  filterFrom: string,
+  condition: string,
+): Promise<Page> {
+  const { cache, list } = request.records!;
+  // The sort keys as text for the cursor, of the chosen rows only (not of every candidate).
+  const sortKeys = request.order.map((p, i) => `${p.expression} AS _s${i}`).join(', ');
+  const keyTexts = request.order
+    .map((p, i) => `CAST(${keyExpression({ ...p, expression: `_s${i}` })} AS VARCHAR) AS _k${i}`)
+    .join(', ');
+  const keys = await connection.runAndReadAll(
+    `${request.with ? `WITH ${request.with} ` : ''}SELECT _id, ${keyTexts} FROM (
+       SELECT r.id AS _id, ${sortKeys} FROM ${filterFrom} WHERE ${condition}
+       ORDER BY ${orderBy(request.order)} LIMIT ${request.limit + 1}) _page
+     ORDER BY ${request.order.map((p, i) => `_s${i} ${p.descending ? 'DESC' : 'ASC'} NULLS LAST`).join(', ')}`,
+    { ...request.params.values, ...request.extraParams },
+  );
+  const chosen = keys.getRowObjectsJS() as Record<string, unknown>[];
+  const ids = chosen.map((k) => String(k._id));
+  const rows = await cache.rows(list, ids, async (missing) => {
+    const params = new SqlParams();
+    const read = await connection.runAndReadAll(
+      `SELECT ${request.select} FROM ${request.from} WHERE ${params.in('r.id', missing, 'UUID')}`,
+      params.values,
+    );
+    return read.getRowObjectsJS();
+  });
+  // Over the ids chosen (limit + 1, whether or not their rows remain) so that `more` holds.
+  const page = toPage(chosen, request);
+  return {
+    nextKey: page.nextKey,
+    rows: page.rows.flatMap((k) => {
+      const row = rows.get(String(k._id));
+      return row ? [{ ...row, ...k }] : [];
+    }),
+  };
+}
+
+function toPage(rows: Record<string, unknown>[], request: PageRequest): Page {
   const more = rows.length > request.limit;
   const page = more ? rows.slice(0, request.limit) : rows;
   const last = page[page.length - 1];

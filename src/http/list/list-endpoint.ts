@@ -1,4 +1,5 @@
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
+import type { CachedList, RecordCache } from '../../readmodel/record-cache.ts';
 import type { Caller } from '../caller.ts';
 import { canonicalJson, invalidCursor, type CursorCodec } from './cursor.ts';
 import { readPage, type OrderPart, type SortKey } from './keyset.ts';
@@ -28,10 +29,20 @@ type RecordMapping =
 export type ListEndpoint<Q> = RecordMapping & {
   /** Binds cursors to this endpoint. */
   name: string;
-  /** FROM clause; the listed table is aliased `r`. */
+  /** FROM clause of the record's columns; the listed table is aliased `r`. */
   from: string;
+  /**
+   * FROM clause that choosing a page's rows needs, when `from` joins tables only for the
+   * record's columns (default `from`). Filters and sort keys read only this.
+   */
+  rowsFrom?: string;
   /** False when `from` is a view (see PageRequest.lateColumns). */
   lateColumns?: boolean;
+  /**
+   * Keep the page rows in the record cache: the listed table, and the other tables the
+   * select reads. Only for rows the mapping reads whole from one select (no nested reads).
+   */
+  cached?: Omit<CachedList, 'name'>;
   /** The record's columns, as the mapping reads them. */
   select: string;
   /** Sort keys by API field name (every sort field but `relevance`); `id` and `createdAt` included. */
@@ -41,6 +52,12 @@ export type ListEndpoint<Q> = RecordMapping & {
   /** Search matches for a search text, or null when it has no terms. */
   search?(workspaceId: string, text: string): SearchMatches | null;
 };
+
+/** What answering a list needs besides its query: cursors, and the record cache. */
+export interface ListContext {
+  cursors: CursorCodec;
+  records: RecordCache;
+}
 
 export interface ListParams {
   cursor?: string | undefined;
@@ -65,7 +82,7 @@ export async function answerList<Q extends ListParams>(
   endpoint: ListEndpoint<Q>,
   query: Q,
   caller: Caller,
-  cursors: CursorCodec,
+  { cursors, records }: ListContext,
 ): Promise<ListResponse> {
   const params = new SqlParams();
   const where = endpoint.where(query, params, caller);
@@ -84,6 +101,7 @@ export async function answerList<Q extends ListParams>(
     ...(search ? { with: `_search AS (${search.sql})` } : {}),
     select: endpoint.select,
     from: endpoint.from,
+    ...(endpoint.rowsFrom ? { rowsFrom: endpoint.rowsFrom } : {}),
     ...(search ? { filterJoin: 'JOIN _search ON _search.record_id = r.id' } : {}),
     ...(endpoint.lateColumns === false ? { lateColumns: false } : {}),
     where,
@@ -92,6 +110,9 @@ export async function answerList<Q extends ListParams>(
     after: last,
     params,
     ...(search ? { extraParams: search.params } : {}),
+    ...(endpoint.cached
+      ? { records: { cache: records, list: { name: endpoint.name, ...endpoint.cached } } }
+      : {}),
   });
   return {
     data: endpoint.toRecords

@@ -33,7 +33,7 @@ export function registerTeamPayoutRoutes(app: FastifyInstance, context: RouteCon
     if (raw.status === 'DRAFT' && caller.plan !== 'agency')
       throw forbiddenPlan('agency', 'draft_bills');
     const query = parseStrictList(billListQuery, request.query);
-    return context.read((c) => answerList(c, billList, query, caller, context.cursors));
+    return context.read((c) => answerList(c, billList, query, caller, context));
   });
 
   app.get<{ Params: { id: string } }>('/team-payouts/bills/:id', async (request) => {
@@ -48,7 +48,7 @@ export function registerTeamPayoutRoutes(app: FastifyInstance, context: RouteCon
   app.get('/team-payouts/payments', async (request) => {
     requireAccess(request.caller, FINALIZED);
     const query = parseStrictList(paymentListQuery, request.query);
-    return context.read((c) => answerList(c, paymentList, query, request.caller, context.cursors));
+    return context.read((c) => answerList(c, paymentList, query, request.caller, context));
   });
 
   app.get<{ Params: { id: string } }>('/team-payouts/payments/:id', async (request) => {
@@ -63,7 +63,7 @@ export function registerTeamPayoutRoutes(app: FastifyInstance, context: RouteCon
   app.get('/team-payouts/payees', async (request) => {
     requireAccess(request.caller, AGENCY);
     const query = parseStrictList(payeeListQuery, request.query);
-    return context.read((c) => answerList(c, payeeList, query, request.caller, context.cursors));
+    return context.read((c) => answerList(c, payeeList, query, request.caller, context));
   });
 
   app.get<{ Params: { id: string } }>('/team-payouts/payees/:id', async (request) => {
@@ -78,8 +78,6 @@ export function registerTeamPayoutRoutes(app: FastifyInstance, context: RouteCon
   app.get('/team-payouts/unpaid-time', async (request) => {
     requireAccess(request.caller, AGENCY);
     const query = parseStrictList(unpaidTimeQuery, request.query);
-    return context.read((c) =>
-      answerList(c, unpaidTimeList, query, request.caller, context.cursors),
-    );
+    return context.read((c) => answerList(c, unpaidTimeList, query, request.caller, context));
   });
 }
