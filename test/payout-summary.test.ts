@@ -1,6 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openReadModel, type ReadModel } from '../src/readmodel/read-model.ts';
+import { rebuildSummaries } from '../src/summaries/summaries.ts';
 import { loadPayoutSummary } from '../src/reports/payout-summary/payout-summary.query.ts';
 import {
   payoutSummarySchema,
@@ -587,6 +588,9 @@ beforeAll(async () => {
   readModel = await openReadModel(':memory:');
   db = await readModel.connect();
   await seedWorkspaces();
+  // The rows are written straight into DuckDB, not through the sync: build the summaries the
+  // sync would keep (src/summaries/) from them.
+  await rebuildSummaries(db);
 });
 
 afterAll(() => {

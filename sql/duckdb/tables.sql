@@ -423,3 +423,46 @@ CREATE TABLE IF NOT EXISTS search_touched (
 CREATE TABLE IF NOT EXISTS search_meta (
   sql_sha256 VARCHAR NOT NULL
 );
+
+-- Summaries the sync maintains (src/summaries/, docs/summaries.md) -------------------------------
+-- Derived from the tables above in the same DuckDB transaction as the changes they summarise,
+-- so a report never sees a summary that disagrees with its rows. Each is equal, row for row, to
+-- the macro it is refreshed from (test/summaries-sync.test.ts).
+
+-- team_bill_line_sums_for(true): per team bill, the sums of its lines.
+CREATE TABLE IF NOT EXISTS team_bill_line_sums (
+  workspace_id UUID NOT NULL,
+  bill_id UUID NOT NULL,
+  subtotal DECIMAL(38, 4),
+  adjustment_total DECIMAL(38, 4)
+);
+
+-- payee_entry_rates_for(true) WHERE is_payable: the entries owed to payees and not yet on an
+-- APPROVED bill (most work is billed, so this is a small part of time_entries).
+CREATE TABLE IF NOT EXISTS payee_entry_pay (
+  workspace_id UUID NOT NULL,
+  payee_id UUID NOT NULL,
+  payee_name VARCHAR,
+  payee_start_date DATE,
+  time_entry_id UUID NOT NULL,
+  user_id UUID,
+  project_id UUID,
+  task_id UUID,
+  entry_date DATE,
+  duration_seconds INTEGER,
+  billable BOOLEAN,
+  is_running BOOLEAN,
+  note VARCHAR,
+  created_at TIMESTAMP WITH TIME ZONE,
+  rate_id UUID,
+  rate_effective_from DATE,
+  hourly_rate DECIMAL(18, 4),
+  rate_currency VARCHAR,
+  on_or_after_start BOOLEAN,
+  on_approved_bill BOOLEAN,
+  is_payable BOOLEAN
+);
+
+-- The keys a sync batch refreshes the summaries for; filled and emptied inside its transaction.
+CREATE TABLE IF NOT EXISTS summary_dirty_bills (bill_id UUID NOT NULL);
+CREATE TABLE IF NOT EXISTS summary_dirty_entries (time_entry_id UUID NOT NULL);

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { TRACKED_ID_TABLES } from '../readmodel/read-model-status.ts';
 import { SearchIndexUpdate } from '../search/search-index.ts';
+import { SummaryUpdate } from '../summaries/summaries.ts';
 import type { ColumnInfo } from './full-sync.ts';
 import { parsePgArray } from './pg-array.ts';
 
@@ -204,6 +205,7 @@ export class ChangeBatch {
     if (this.size === 0) return 0;
     const dir = await mkdtemp(path.join(tmpdir(), 'ledgerline-apply-'));
     const search = new SearchIndexUpdate();
+    const summaries = new SummaryUpdate();
     try {
       for (const changes of this.changes.values()) {
         if (changes.lines === 0) continue;
@@ -212,11 +214,14 @@ export class ChangeBatch {
         const source = changesCsv(file, changes.columns);
         await this.noteWritten(duck, changes, source);
         await search.beforeApply(duck, changes.table, source);
+        await summaries.beforeApply(duck, changes.table, source);
         await applyTable(duck, changes, file);
+        await summaries.afterApply(duck, changes.table, source);
         written += changes.lines;
       }
-      // The search index follows the rows it summarises in the same transaction.
+      // The search index and the summaries follow their rows in the same transaction.
       await search.afterApply(duck);
+      await summaries.refresh(duck);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -8,6 +8,7 @@ import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import type { ReadModel } from '../readmodel/read-model.ts';
 import { rebuildSearchIndex, SEARCH_TABLES } from '../search/search-index.ts';
+import { rebuildSummaries, SUMMARY_TABLES } from '../summaries/summaries.ts';
 import { faultPoint } from './fault-points.ts';
 import { sourceIdentity } from './source-identity.ts';
 import { readSyncState, writeSyncState } from './sync-state.ts';
@@ -19,6 +20,7 @@ const LOCAL_TABLES = new Set<string>([
   'currencies',
   'read_model_meta',
   ...SEARCH_TABLES,
+  ...SUMMARY_TABLES,
 ]);
 
 export interface SyncProgress {
@@ -208,6 +210,7 @@ export async function fullSync(
     for (const connection of copiers) await connection.query('COMMIT');
 
     await rebuildSearchIndex(duck);
+    await rebuildSummaries(duck);
     await writeSyncState(duck, {
       sourceSystemId: systemId,
       dataAsOf: asOf,

@@ -4,6 +4,7 @@ import { LogicalReplicationService } from 'pg-logical-replication';
 import type { ReadModel } from '../readmodel/read-model.ts';
 import type { ReadModelStatus } from '../readmodel/read-model-status.ts';
 import { rebuildSearchIndex } from '../search/search-index.ts';
+import { rebuildSummaries } from '../summaries/summaries.ts';
 import { ChangeBatch } from './change-batch.ts';
 import { ChangeLogFollower } from './change-log-follower.ts';
 import { faultPoint } from './fault-points.ts';
@@ -382,8 +383,10 @@ export class SyncService {
             await this.duck!.run(`DELETE FROM ${table}`);
             this.batch.touchAll(table);
           }
-          // Rare: the search index is rebuilt whole rather than followed through a truncate.
+          // Rare: the search index and the summaries are rebuilt whole rather than followed
+          // through a truncate.
           await rebuildSearchIndex(this.duck!);
+          await rebuildSummaries(this.duck!);
           this.changed();
           return;
         case 'commit':

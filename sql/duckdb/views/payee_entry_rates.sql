@@ -12,7 +12,11 @@
 -- line of an APPROVED live bill (entries on DRAFT or VOID bills stay unpaid). Priced or
 -- not, billable or not: with a rate it is an unpaid-time item, without one it counts
 -- towards missingRateCount (decisions 7).
-CREATE OR REPLACE VIEW payee_entry_rates AS
+--
+-- For every entry (all_entries), or only for the entries in summary_dirty_entries: the sync
+-- keeps the table payee_entry_pay equal to the payable rows of the first by refreshing the
+-- second (src/summaries/).
+CREATE OR REPLACE MACRO payee_entry_rates_for(all_entries) AS TABLE
 WITH payee_entries AS (
   SELECT
     e.workspace_id,
@@ -32,6 +36,7 @@ WITH payee_entries AS (
   FROM time_entries e
   JOIN payees p ON p.workspace_id = e.workspace_id AND p.user_id = e.user_id
   WHERE e.deleted_at IS NULL AND p.deleted_at IS NULL
+    AND (all_entries OR e.id IN (SELECT time_entry_id FROM summary_dirty_entries))
 ),
 live_rates AS (
   SELECT workspace_id, payee_id, id, effective_from, hourly_rate, currency
@@ -44,6 +49,7 @@ entries_on_approved_bills AS (
   FROM team_bill_lines l
   JOIN team_bills b ON b.workspace_id = l.workspace_id AND b.id = l.bill_id
   WHERE b.status = 'APPROVED' AND b.deleted_at IS NULL AND l.time_entry_id IS NOT NULL
+    AND (all_entries OR l.time_entry_id IN (SELECT time_entry_id FROM summary_dirty_entries))
 ),
 flagged AS (
   SELECT
@@ -66,3 +72,5 @@ SELECT
   *,
   (NOT is_running AND duration_seconds > 0 AND on_or_after_start AND NOT on_approved_bill) AS is_payable
 FROM flagged;
+
+CREATE OR REPLACE VIEW payee_entry_rates AS FROM payee_entry_rates_for(true);

@@ -22,8 +22,8 @@ SELECT
   (SELECT count(*) FROM payees WHERE workspace_id = ws AND deleted_at IS NULL) AS member_count,
   (
     SELECT count(DISTINCT payee_id)
-    FROM payee_entry_rates
-    WHERE workspace_id = ws AND is_payable AND rate_id IS NULL
+    FROM payee_entry_pay
+    WHERE workspace_id = ws AND rate_id IS NULL
   ) AS missing_rate_count,
   lp.paid_date AS last_payment_date,
   lp.amount AS last_payment_amount,

@@ -9,16 +9,10 @@
 --                      PARTIALLY_PAID when amount_paid > 0, else UNPAID (values: decisions 4)
 -- Sums of DECIMAL(18,4) widen to DECIMAL(38,4); they are cast back so every money column
 -- keeps the storage type (decisions 9: exact decimals, never a float).
+-- The line sums come from team_bill_line_sums, which the sync keeps equal to
+-- team_bill_line_sums_for(true) (millions of lines, summed once as they change).
 CREATE OR REPLACE VIEW team_bill_figures AS
-WITH line_sums AS (
-  SELECT
-    workspace_id,
-    bill_id,
-    sum(amount) FILTER (WHERE kind IN ('TIME', 'EXPENSE')) AS subtotal,
-    sum(amount) FILTER (WHERE kind = 'ADJUSTMENT') AS adjustment_total
-  FROM team_bill_lines
-  GROUP BY workspace_id, bill_id
-),
+WITH line_sums AS (FROM team_bill_line_sums),
 recorded_allocations AS (
   SELECT a.workspace_id, a.bill_id, sum(a.amount) AS amount_paid
   FROM team_payment_allocations a

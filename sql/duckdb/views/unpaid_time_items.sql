@@ -1,6 +1,7 @@
 -- Team unpaid-time items (decisions 7, "Unpaid-time item"): one per payable entry of a payee
--- (see payee_entry_rates.is_payable: not running, not deleted, duration > 0, on/after the
--- payee's start date, on no APPROVED bill) that has a pay rate at its entry date.
+-- (payee_entry_pay: the rows of payee_entry_rates with is_payable, kept by the sync; not
+-- running, not deleted, duration > 0, on/after the payee's start date, on no APPROVED bill)
+-- that has a pay rate at its entry date.
 --   amount   = duration_seconds x hourly_rate / 3600, rounded half away from zero to the
 --              rate currency's minor unit (decisions 9; time_cost in macros.sql)
 --   currency = the rate's currency
@@ -35,8 +36,8 @@ SELECT
   CASE WHEN er.billable THEN 'default' ELSE 'non_billable' END AS section,
   er.billable AS selected_by_default,
   er.created_at
-FROM payee_entry_rates er
+FROM payee_entry_pay er
 LEFT JOIN projects pr ON pr.workspace_id = er.workspace_id AND pr.id = er.project_id
 LEFT JOIN tasks t ON t.workspace_id = er.workspace_id AND t.id = er.task_id
 LEFT JOIN currencies c ON c.code = er.rate_currency
-WHERE er.is_payable AND er.rate_id IS NOT NULL;
+WHERE er.rate_id IS NOT NULL;

@@ -1,0 +1,269 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import fc from 'fast-check';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openReadModel, type ReadModel } from '../src/readmodel/read-model.ts';
+import { ReadModelStatus } from '../src/readmodel/read-model-status.ts';
+import { createPool } from '../src/store/database.ts';
+import { SyncService } from '../src/sync/sync-service.ts';
+import { createTestDatabase } from './support/databases.ts';
+import { generatedWorkspace } from './support/generated-workspaces.ts';
+import { restrictedRoleUrl } from './support/restricted-role.ts';
+
+// Every summary the sync keeps (src/summaries/) must equal, row for row, the macro it is
+// refreshed from, whatever is written: writes to every table a summary reads, in random
+// order and mixes, then a comparison once the sync has caught up.
+
+type Ids = Record<'entries' | 'users' | 'payees' | 'rates' | 'bills' | 'lines', string[]>;
+
+type Write =
+  | { kind: 'entry'; n: number; user: number; seconds: number; day: number; running: boolean }
+  | { kind: 'deleteEntry'; n: number; deleted: boolean }
+  | { kind: 'payee'; n: number; startDay: number | null }
+  | { kind: 'deletePayee'; n: number; deleted: boolean }
+  | { kind: 'rate'; n: number; day: number; rate: number; currency: string }
+  | { kind: 'newRate'; payee: number; day: number; rate: number; currency: string }
+  | { kind: 'deleteRate'; n: number }
+  | { kind: 'bill'; n: number; status: 'DRAFT' | 'APPROVED' | 'VOID'; deleted: boolean }
+  | { kind: 'line'; n: number; entry: number; amount: number }
+  | { kind: 'moveLineToBill'; n: number; bill: number }
+  | { kind: 'deleteLine'; n: number };
+
+const money = (cents: number) => (cents / 100).toFixed(2);
+const day = (d: number) =>
+  `2026-${String(1 + (d % 12)).padStart(2, '0')}-${String(1 + (d % 28)).padStart(2, '0')}`;
+
+const writeArb: fc.Arbitrary<Write> = fc.oneof(
+  fc.record({
+    kind: fc.constant('entry' as const),
+    n: fc.nat(),
+    user: fc.nat(),
+    seconds: fc.integer({ min: 0, max: 30_000 }),
+    day: fc.nat(400),
+    running: fc.boolean(),
+  }),
+  fc.record({ kind: fc.constant('deleteEntry' as const), n: fc.nat(), deleted: fc.boolean() }),
+  fc.record({
+    kind: fc.constant('payee' as const),
+    n: fc.nat(),
+    startDay: fc.option(fc.nat(400), { nil: null }),
+  }),
+  fc.record({ kind: fc.constant('deletePayee' as const), n: fc.nat(), deleted: fc.boolean() }),
+  fc.record({
+    kind: fc.constant('rate' as const),
+    n: fc.nat(),
+    day: fc.nat(400),
+    rate: fc.integer({ min: 0, max: 20_000 }),
+    currency: fc.constantFrom('USD', 'EUR', 'JPY', 'KWD'),
+  }),
+  fc.record({
+    kind: fc.constant('newRate' as const),
+    payee: fc.nat(),
+    day: fc.nat(400),
+    rate: fc.integer({ min: 0, max: 20_000 }),
+    currency: fc.constantFrom('USD', 'EUR', 'JPY'),
+  }),
+  fc.record({ kind: fc.constant('deleteRate' as const), n: fc.nat() }),
+  fc.record({
+    kind: fc.constant('bill' as const),
+    n: fc.nat(),
+    status: fc.constantFrom('DRAFT' as const, 'APPROVED' as const, 'VOID' as const),
+    deleted: fc.boolean(),
+  }),
+  fc.record({
+    kind: fc.constant('line' as const),
+    n: fc.nat(),
+    entry: fc.nat(),
+    amount: fc.integer({ min: -5_000, max: 90_000 }),
+  }),
+  fc.record({ kind: fc.constant('moveLineToBill' as const), n: fc.nat(), bill: fc.nat() }),
+  fc.record({ kind: fc.constant('deleteLine' as const), n: fc.nat() }),
+);
+
+const pick = (list: string[], n: number) => list[n % list.length]!;
+
+async function apply(client: pg.PoolClient, ids: Ids, write: Write): Promise<void> {
+  switch (write.kind) {
+    case 'entry':
+      await client.query(
+        `UPDATE time_entries SET user_id = $2, duration_seconds = $3, entry_date = $4, is_running = $5 WHERE id = $1`,
+        [
+          pick(ids.entries, write.n),
+          pick(ids.users, write.user),
+          write.seconds,
+          day(write.day),
+          write.running,
+        ],
+      );
+      return;
+    case 'deleteEntry':
+      await client.query(`UPDATE time_entries SET deleted_at = $2 WHERE id = $1`, [
+        pick(ids.entries, write.n),
+        write.deleted ? new Date() : null,
+      ]);
+      return;
+    case 'payee':
+      await client.query(`UPDATE payees SET start_date = $2 WHERE id = $1`, [
+        pick(ids.payees, write.n),
+        write.startDay === null ? null : day(write.startDay),
+      ]);
+      return;
+    case 'deletePayee':
+      // One live payee per user: undeleting may collide with another live one, which is fine
+      // to skip (the write fails inside its savepoint).
+      await client.query(`UPDATE payees SET deleted_at = $2 WHERE id = $1`, [
+        pick(ids.payees, write.n),
+        write.deleted ? new Date() : null,
+      ]);
+      return;
+    case 'rate':
+      await client.query(
+        `UPDATE payee_rates SET effective_from = $2, hourly_rate = $3, currency = $4 WHERE id = $1`,
+        [pick(ids.rates, write.n), day(write.day), money(write.rate), write.currency],
+      );
+      return;
+    case 'newRate': {
+      const { rows } = await client.query<{ id: string }>(
+        `INSERT INTO payee_rates (id, workspace_id, payee_id, effective_from, hourly_rate, currency)
+         SELECT gen_random_uuid(), workspace_id, id, $2, $3, $4 FROM payees WHERE id = $1 RETURNING id`,
+        [pick(ids.payees, write.payee), day(write.day), money(write.rate), write.currency],
+      );
+      ids.rates.push(rows[0]!.id);
+      return;
+    }
+    case 'deleteRate':
+      await client.query(`UPDATE payee_rates SET deleted_at = now() WHERE id = $1`, [
+        pick(ids.rates, write.n),
+      ]);
+      return;
+    case 'bill':
+      await client.query(`UPDATE team_bills SET status = $2, deleted_at = $3 WHERE id = $1`, [
+        pick(ids.bills, write.n),
+        write.status,
+        write.deleted ? new Date() : null,
+      ]);
+      return;
+    case 'line':
+      await client.query(
+        `UPDATE team_bill_lines SET kind = 'TIME', time_entry_id = $2, amount = $3 WHERE id = $1`,
+        [pick(ids.lines, write.n), pick(ids.entries, write.entry), money(write.amount)],
+      );
+      return;
+    case 'moveLineToBill':
+      await client.query(`UPDATE team_bill_lines SET bill_id = $2 WHERE id = $1`, [
+        pick(ids.lines, write.n),
+        pick(ids.bills, write.bill),
+      ]);
+      return;
+    case 'deleteLine': {
+      const id = pick(ids.lines, write.n);
+      await client.query(`DELETE FROM team_bill_lines WHERE id = $1`, [id]);
+      if (ids.lines.length > 1) ids.lines.splice(ids.lines.indexOf(id), 1);
+      return;
+    }
+  }
+}
+
+/** Each summary and its macro, as sorted lines of text. */
+const PAIRS: [string, string][] = [
+  ['SELECT * FROM team_bill_line_sums', 'FROM team_bill_line_sums_for(true)'],
+  ['SELECT * FROM payee_entry_pay', 'SELECT * FROM payee_entry_rates WHERE is_payable'],
+];
+
+async function rowsOf(duck: DuckDBConnection, sql: string): Promise<string[]> {
+  const reader = await duck.runAndReadAll(`SELECT CAST(t AS VARCHAR) FROM (${sql}) t`);
+  return reader
+    .getRows()
+    .map((r) => String(r[0]))
+    .sort();
+}
+
+describe.each(['replication', 'change-log'] as const)('summaries kept by the %s sync', (mode) => {
+  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  let pool: pg.Pool;
+  let readModel: ReadModel;
+  let duck: DuckDBConnection;
+  let sync: SyncService;
+  let syncPool: pg.Pool;
+  const ids: Ids = { entries: [], users: [], payees: [], rates: [], bills: [], lines: [] };
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    const url = mode === 'change-log' ? await restrictedRoleUrl(database.url) : database.url;
+    pool = createPool(database.url);
+    await generatedWorkspace(pool, { seed: 11, timeEntries: 160, members: 6, clients: 4 });
+    for (const [key, sql] of [
+      ['entries', 'SELECT id FROM time_entries ORDER BY id'],
+      ['users', 'SELECT id FROM users ORDER BY id'],
+      ['payees', 'SELECT id FROM payees ORDER BY id'],
+      ['rates', 'SELECT id FROM payee_rates ORDER BY id'],
+      ['bills', 'SELECT id FROM team_bills ORDER BY id'],
+      ['lines', 'SELECT id FROM team_bill_lines ORDER BY id'],
+    ] as const) {
+      ids[key] = (await pool.query<{ id: string }>(sql)).rows.map((r) => r.id);
+      expect(ids[key].length, key).toBeGreaterThan(0);
+    }
+    readModel = await openReadModel(':memory:');
+    duck = await readModel.connect();
+    syncPool = mode === 'change-log' ? createPool(url) : pool;
+    sync = new SyncService({ pool: syncPool, url, readModel, status: new ReadModelStatus() });
+    await sync.start();
+    expect(sync.metrics.mode).toBe(mode);
+  });
+  afterAll(async () => {
+    await sync.stop();
+    duck.closeSync();
+    readModel.close();
+    await pool.query(
+      'SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = current_database() AND NOT active',
+    );
+    if (syncPool !== pool) await syncPool.end();
+    await pool.end();
+    await database.drop();
+  });
+
+  const expectSummariesEqual = async () => {
+    for (const [summary, macro] of PAIRS)
+      expect(await rowsOf(duck, summary), summary).toEqual(await rowsOf(duck, macro));
+  };
+
+  it('are equal to their macros after the first load', async () => {
+    await expectSummariesEqual();
+    const payable = await rowsOf(duck, 'SELECT * FROM payee_entry_pay');
+    expect(payable.length).toBeGreaterThan(0);
+  });
+
+  it('stay equal through random writes to entries, payees, rates, bills and lines', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(writeArb, { minLength: 1, maxLength: 6 }), {
+          minLength: 1,
+          maxLength: 5,
+        }),
+        async (transactions) => {
+          for (const writes of transactions) {
+            const client = await pool.connect();
+            try {
+              await client.query('BEGIN');
+              for (const write of writes) {
+                await client.query('SAVEPOINT w');
+                try {
+                  await apply(client, ids, write);
+                  await client.query('RELEASE SAVEPOINT w');
+                } catch {
+                  await client.query('ROLLBACK TO SAVEPOINT w');
+                }
+              }
+              await client.query('COMMIT');
+            } finally {
+              client.release();
+            }
+          }
+          await sync.waitForStore();
+          await expectSummariesEqual();
+        },
+      ),
+      { numRuns: 12 },
+    );
+  });
+});
