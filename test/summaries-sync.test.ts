@@ -11,13 +11,36 @@ import { generatedWorkspace } from './support/generated-workspaces.ts';
 import { restrictedRoleUrl } from './support/restricted-role.ts';
 
 // Every summary the sync keeps (src/summaries/) must equal, row for row, the macro it is
-// refreshed from, whatever is written: writes to every table a summary reads, in random
-// order and mixes, then a comparison once the sync has caught up.
+// refreshed from, whatever is written: writes to every table a summary reads (entries,
+// payees, rates, bills and lines, invoices and lines, payments and allocations, FX rates, the
+// base currency), in random mixes, then a comparison once the sync has caught up.
 
-type Ids = Record<'entries' | 'users' | 'payees' | 'rates' | 'bills' | 'lines', string[]>;
+type Ids = Record<
+  | 'entries'
+  | 'users'
+  | 'projects'
+  | 'payees'
+  | 'rates'
+  | 'bills'
+  | 'lines'
+  | 'invoices'
+  | 'invoiceLines'
+  | 'payments'
+  | 'fx',
+  string[]
+>;
 
 type Write =
-  | { kind: 'entry'; n: number; user: number; seconds: number; day: number; running: boolean }
+  | {
+      kind: 'entry';
+      n: number;
+      user: number;
+      project: number;
+      seconds: number;
+      day: number;
+      running: boolean;
+      billable: boolean;
+    }
   | { kind: 'deleteEntry'; n: number; deleted: boolean }
   | { kind: 'payee'; n: number; startDay: number | null }
   | { kind: 'deletePayee'; n: number; deleted: boolean }
@@ -27,7 +50,19 @@ type Write =
   | { kind: 'bill'; n: number; status: 'DRAFT' | 'APPROVED' | 'VOID'; deleted: boolean }
   | { kind: 'line'; n: number; entry: number; amount: number }
   | { kind: 'moveLineToBill'; n: number; bill: number }
-  | { kind: 'deleteLine'; n: number };
+  | { kind: 'deleteLine'; n: number }
+  | {
+      kind: 'invoice';
+      n: number;
+      status: 'DRAFT' | 'SENT' | 'PAID' | 'CANCELLED';
+      paid: number;
+      day: number | null;
+    }
+  | { kind: 'invoiceLine'; n: number; entry: number | null; amount: number }
+  | { kind: 'payment'; n: number; status: 'RECORDED' | 'REVERSED'; deleted: boolean }
+  | { kind: 'allocation'; payment: number; bill: number; amount: number }
+  | { kind: 'fx'; n: number; day: number; rate: number; deleted: boolean }
+  | { kind: 'baseCurrency'; currency: string };
 
 const money = (cents: number) => (cents / 100).toFixed(2);
 const day = (d: number) =>
@@ -38,9 +73,11 @@ const writeArb: fc.Arbitrary<Write> = fc.oneof(
     kind: fc.constant('entry' as const),
     n: fc.nat(),
     user: fc.nat(),
+    project: fc.nat(),
     seconds: fc.integer({ min: 0, max: 30_000 }),
     day: fc.nat(400),
     running: fc.boolean(),
+    billable: fc.boolean(),
   }),
   fc.record({ kind: fc.constant('deleteEntry' as const), n: fc.nat(), deleted: fc.boolean() }),
   fc.record({
@@ -78,6 +115,47 @@ const writeArb: fc.Arbitrary<Write> = fc.oneof(
   }),
   fc.record({ kind: fc.constant('moveLineToBill' as const), n: fc.nat(), bill: fc.nat() }),
   fc.record({ kind: fc.constant('deleteLine' as const), n: fc.nat() }),
+  fc.record({
+    kind: fc.constant('invoice' as const),
+    n: fc.nat(),
+    status: fc.constantFrom(
+      'DRAFT' as const,
+      'SENT' as const,
+      'PAID' as const,
+      'CANCELLED' as const,
+    ),
+    paid: fc.integer({ min: 0, max: 900_000 }),
+    day: fc.option(fc.nat(400), { nil: null }),
+  }),
+  fc.record({
+    kind: fc.constant('invoiceLine' as const),
+    n: fc.nat(),
+    entry: fc.option(fc.nat(), { nil: null }),
+    amount: fc.integer({ min: -5_000, max: 90_000 }),
+  }),
+  fc.record({
+    kind: fc.constant('payment' as const),
+    n: fc.nat(),
+    status: fc.constantFrom('RECORDED' as const, 'REVERSED' as const),
+    deleted: fc.boolean(),
+  }),
+  fc.record({
+    kind: fc.constant('allocation' as const),
+    payment: fc.nat(),
+    bill: fc.nat(),
+    amount: fc.integer({ min: 1, max: 90_000 }),
+  }),
+  fc.record({
+    kind: fc.constant('fx' as const),
+    n: fc.nat(),
+    day: fc.nat(400),
+    rate: fc.integer({ min: 1, max: 40_000 }),
+    deleted: fc.boolean(),
+  }),
+  fc.record({
+    kind: fc.constant('baseCurrency' as const),
+    currency: fc.constantFrom('EUR', 'USD', 'GBP'),
+  }),
 );
 
 const pick = (list: string[], n: number) => list[n % list.length]!;
@@ -161,6 +239,55 @@ async function apply(client: pg.PoolClient, ids: Ids, write: Write): Promise<voi
       if (ids.lines.length > 1) ids.lines.splice(ids.lines.indexOf(id), 1);
       return;
     }
+    case 'invoice':
+      await client.query(
+        `UPDATE invoices SET status = $2, amount_paid = $3, issue_date = $4 WHERE id = $1`,
+        [
+          pick(ids.invoices, write.n),
+          write.status,
+          money(write.paid),
+          write.day === null ? null : day(write.day),
+        ],
+      );
+      return;
+    case 'invoiceLine':
+      await client.query(`UPDATE invoice_lines SET time_entry_id = $2, amount = $3 WHERE id = $1`, [
+        pick(ids.invoiceLines, write.n),
+        write.entry === null ? null : pick(ids.entries, write.entry),
+        money(write.amount),
+      ]);
+      return;
+    case 'payment':
+      await client.query(`UPDATE team_payments SET status = $2, deleted_at = $3 WHERE id = $1`, [
+        pick(ids.payments, write.n),
+        write.status,
+        write.deleted ? new Date() : null,
+      ]);
+      return;
+    case 'allocation':
+      await client.query(
+        `INSERT INTO team_payment_allocations (workspace_id, payment_id, bill_id, amount, position)
+         SELECT workspace_id, $1, $2, $3,
+           (SELECT coalesce(max(position), 0) + 1 FROM team_payment_allocations WHERE payment_id = $1)
+         FROM team_payments WHERE id = $1
+         ON CONFLICT (payment_id, bill_id) DO UPDATE SET amount = excluded.amount`,
+        [pick(ids.payments, write.payment), pick(ids.bills, write.bill), money(write.amount)],
+      );
+      return;
+    case 'fx':
+      await client.query(
+        `UPDATE fx_rates SET effective_from = $2, rate = $3, deleted_at = $4 WHERE id = $1`,
+        [
+          pick(ids.fx, write.n),
+          day(write.day),
+          (write.rate / 10_000).toFixed(4),
+          write.deleted ? new Date() : null,
+        ],
+      );
+      return;
+    case 'baseCurrency':
+      await client.query(`UPDATE workspaces SET base_currency = $1`, [write.currency]);
+      return;
   }
 }
 
@@ -169,6 +296,25 @@ const PAIRS: [string, string][] = [
   ['SELECT * FROM team_bill_line_sums', 'FROM team_bill_line_sums_for(true)'],
   ['SELECT * FROM payee_entry_pay', 'SELECT * FROM payee_entry_rates WHERE is_payable'],
 ];
+
+/** The month cells, and profitability_cells over each workspace's whole range of entries. */
+async function monthCellsBoth(duck: DuckDBConnection): Promise<[string[], string[]]> {
+  const kept = await rowsOf(duck, 'SELECT * FROM profitability_month_cells');
+  const computed: string[] = [];
+  const ranges = await duck.runAndReadAll(
+    `SELECT CAST(workspace_id AS VARCHAR), CAST(min(entry_date) AS VARCHAR), CAST(max(entry_date) AS VARCHAR)
+     FROM time_entries GROUP BY workspace_id`,
+  );
+  for (const [ws, from, to] of ranges.getRows() as [string, string, string][])
+    computed.push(
+      ...(await rowsOf(
+        duck,
+        `SELECT CAST('${ws}' AS UUID) AS workspace_id, *
+         FROM profitability_cells(CAST('${ws}' AS UUID), DATE '${from}', DATE '${to}', NULL, NULL, NULL)`,
+      )),
+    );
+  return [kept, computed.sort()];
+}
 
 async function rowsOf(duck: DuckDBConnection, sql: string): Promise<string[]> {
   const reader = await duck.runAndReadAll(`SELECT CAST(t AS VARCHAR) FROM (${sql}) t`);
@@ -185,7 +331,19 @@ describe.each(['replication', 'change-log'] as const)('summaries kept by the %s 
   let duck: DuckDBConnection;
   let sync: SyncService;
   let syncPool: pg.Pool;
-  const ids: Ids = { entries: [], users: [], payees: [], rates: [], bills: [], lines: [] };
+  const ids: Ids = {
+    entries: [],
+    users: [],
+    projects: [],
+    payees: [],
+    rates: [],
+    bills: [],
+    lines: [],
+    invoices: [],
+    invoiceLines: [],
+    payments: [],
+    fx: [],
+  };
 
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -195,6 +353,11 @@ describe.each(['replication', 'change-log'] as const)('summaries kept by the %s 
     for (const [key, sql] of [
       ['entries', 'SELECT id FROM time_entries ORDER BY id'],
       ['users', 'SELECT id FROM users ORDER BY id'],
+      ['projects', 'SELECT id FROM projects ORDER BY id'],
+      ['invoices', 'SELECT id FROM invoices ORDER BY id'],
+      ['invoiceLines', 'SELECT id FROM invoice_lines ORDER BY id'],
+      ['payments', 'SELECT id FROM team_payments ORDER BY id'],
+      ['fx', 'SELECT id FROM fx_rates ORDER BY id'],
       ['payees', 'SELECT id FROM payees ORDER BY id'],
       ['rates', 'SELECT id FROM payee_rates ORDER BY id'],
       ['bills', 'SELECT id FROM team_bills ORDER BY id'],
@@ -225,12 +388,40 @@ describe.each(['replication', 'change-log'] as const)('summaries kept by the %s 
   const expectSummariesEqual = async () => {
     for (const [summary, macro] of PAIRS)
       expect(await rowsOf(duck, summary), summary).toEqual(await rowsOf(duck, macro));
+    const [kept, computed] = await monthCellsBoth(duck);
+    expect(kept, 'profitability_month_cells').toEqual(computed);
   };
 
   it('are equal to their macros after the first load', async () => {
     await expectSummariesEqual();
     const payable = await rowsOf(duck, 'SELECT * FROM payee_entry_pay');
     expect(payable.length).toBeGreaterThan(0);
+    expect((await monthCellsBoth(duck))[0].length).toBeGreaterThan(0);
+  });
+
+  it("follow a payment allocated to an approved bill (its lines' paid share)", async () => {
+    const { rows } = await pool.query<{ payment: string; bill: string }>(
+      `SELECT p.id AS payment, b.id AS bill
+       FROM team_bills b JOIN team_payments p ON p.payee_id = b.payee_id AND p.currency = b.currency
+       WHERE b.status = 'APPROVED' AND b.deleted_at IS NULL AND p.status = 'RECORDED'
+         AND p.deleted_at IS NULL
+         AND EXISTS (SELECT 1 FROM team_bill_lines l JOIN time_entries e ON e.id = l.time_entry_id
+                     WHERE l.bill_id = b.id AND l.kind = 'TIME' AND e.deleted_at IS NULL
+                       AND NOT e.is_running)
+         AND NOT EXISTS (SELECT 1 FROM team_payment_allocations a WHERE a.bill_id = b.id)
+       LIMIT 1`,
+    );
+    expect(rows.length).toBe(1);
+    const before = (await monthCellsBoth(duck))[0];
+    await pool.query(
+      `INSERT INTO team_payment_allocations (workspace_id, payment_id, bill_id, amount, position)
+       SELECT workspace_id, id, $2, 1, 99 FROM team_payments WHERE id = $1`,
+      [rows[0]!.payment, rows[0]!.bill],
+    );
+    await sync.waitForStore();
+    const [kept, computed] = await monthCellsBoth(duck);
+    expect(computed).not.toEqual(before);
+    expect(kept).toEqual(computed);
   });
 
   it('stay equal through random writes to entries, payees, rates, bills and lines', async () => {

@@ -103,3 +103,6 @@ CREATE OR REPLACE MACRO e4_percent(part_e4, whole_e4) AS
     CAST(mul_div_round_half_away(part_e4, 10000, whole_e4, 1) AS DECIMAL(38, 0)) * 0.01
     AS DECIMAL(38, 2)
   );
+
+-- The first day of the month of `d` (the key of the profitability month cells).
+CREATE OR REPLACE MACRO entry_month(d) AS CAST(date_trunc('month', d) AS DATE);

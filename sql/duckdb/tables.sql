@@ -466,3 +466,28 @@ CREATE TABLE IF NOT EXISTS payee_entry_pay (
 -- The keys a sync batch refreshes the summaries for; filled and emptied inside its transaction.
 CREATE TABLE IF NOT EXISTS summary_dirty_bills (bill_id UUID NOT NULL);
 CREATE TABLE IF NOT EXISTS summary_dirty_entries (time_entry_id UUID NOT NULL);
+
+-- profitability_cells(ws, first day, last day, ...) of every workspace, per month of work:
+-- the converted amounts per month, member, project, metric, currency and FX rate used.
+CREATE TABLE IF NOT EXISTS profitability_month_cells (
+  workspace_id UUID NOT NULL,
+  month DATE NOT NULL,
+  user_id UUID,
+  project_id UUID,
+  metric VARCHAR,
+  currency VARCHAR,
+  fx_rate_id UUID,
+  native_e4 HUGEINT,
+  converted_e4 HUGEINT,
+  missing_e4 HUGEINT,
+  fx_missing BOOLEAN NOT NULL,
+  needs_fx BOOLEAN NOT NULL,
+  missing_pay_rate BOOLEAN NOT NULL,
+  unbilled_seconds HUGEINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS summary_dirty_cells (
+  workspace_id UUID NOT NULL,
+  month DATE NOT NULL,
+  user_id UUID NOT NULL,
+  project_id UUID NOT NULL
+);

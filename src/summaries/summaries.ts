@@ -7,42 +7,48 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 export const SUMMARY_TABLES = [
   'team_bill_line_sums',
   'payee_entry_pay',
+  'profitability_month_cells',
   'summary_dirty_bills',
   'summary_dirty_entries',
+  'summary_dirty_cells',
 ] as const;
 
-/** A summary table, the macro it equals, and the dirty-key table that macro's refresh reads. */
-interface Summary {
-  table: string;
-  /** SELECT of the summary's rows: `all` true for every row, false for the dirty keys only. */
-  rows(all: boolean): string;
-  key: string;
-  dirty: string;
-}
-
-const SUMMARIES: readonly Summary[] = [
-  {
-    table: 'team_bill_line_sums',
-    rows: (all) => `FROM team_bill_line_sums_for(${all})`,
-    key: 'bill_id',
-    dirty: 'summary_dirty_bills',
-  },
-  {
-    table: 'payee_entry_pay',
-    rows: (all) => `SELECT * FROM payee_entry_rates_for(${all}) WHERE is_payable`,
-    key: 'time_entry_id',
-    dirty: 'summary_dirty_entries',
-  },
-];
+/** Entries refreshed per statement when payee_entry_pay is built whole (bounds its memory). */
+const ENTRIES_PER_SLICE = 1_000_000;
 
 /**
  * Builds every summary from scratch, inside the caller's open transaction (the first load's,
- * or a truncate's), so the summaries are equal to the rows they are loaded with.
+ * or a truncate's), so the summaries are equal to the rows they are loaded with. Entries and
+ * month cells go through the same refreshes as a sync batch's, a slice at a time (entries by
+ * hash, cells by workspace and month): in one statement, matching ten million entries against
+ * millions of bill and invoice lines would outgrow the read model's memory limit.
  */
 export async function rebuildSummaries(duck: DuckDBConnection): Promise<void> {
-  for (const summary of SUMMARIES) {
-    await duck.run(`DELETE FROM ${summary.table}`);
-    await duck.run(`INSERT INTO ${summary.table} ${summary.rows(true)}`);
+  for (const table of SUMMARY_TABLES) await duck.run(`DELETE FROM ${table}`);
+  await duck.run('INSERT INTO team_bill_line_sums FROM team_bill_line_sums_for(true)');
+  const count = (await duck.runAndReadAll('SELECT count(*) FROM time_entries')).getRows()[0]![0];
+  const slices = Math.max(1, Math.ceil(Number(count) / ENTRIES_PER_SLICE));
+  for (let slice = 0; slice < slices; slice++) {
+    await duck.run(
+      `INSERT INTO summary_dirty_entries
+       SELECT id FROM time_entries WHERE hash(id) % ${slices} = ${slice}`,
+    );
+    await refreshEntries(duck);
+  }
+  const months = (
+    await duck.runAndReadAll(
+      `SELECT DISTINCT workspace_id, entry_month(entry_date) AS month FROM time_entries
+       ORDER BY workspace_id, month`,
+    )
+  ).getRows();
+  for (const [workspace, month] of months) {
+    await duck.run(
+      `INSERT INTO summary_dirty_cells
+       SELECT DISTINCT workspace_id, entry_month(entry_date), user_id, project_id FROM time_entries
+       WHERE workspace_id = $workspace AND entry_month(entry_date) = $month`,
+      { workspace: String(workspace), month: String(month) },
+    );
+    await refreshCells(duck);
   }
 }
 
@@ -50,40 +56,119 @@ export async function rebuildSummaries(duck: DuckDBConnection): Promise<void> {
 const ids = (source: string, column = 'id') =>
   `SELECT DISTINCT CAST(${column} AS UUID) FROM ${source} WHERE ${column} IS NOT NULL`;
 
+/** The month cells of some entries (deleted ones too: their cell loses them). */
+const cellsOfEntries = (entryIds: string) =>
+  `SELECT DISTINCT workspace_id, entry_month(entry_date), user_id, project_id FROM time_entries
+   WHERE id IN (${entryIds})`;
+
 /** The entries of the users of some payees (a payee's work is its user's entries). */
 const entriesOfPayees = (payeeIds: string) =>
   `SELECT e.id FROM time_entries e
    WHERE e.user_id IN (SELECT user_id FROM payees WHERE id IN (${payeeIds}))`;
 
+/** The entries on the lines of some team bills (a bill's figures share out over its lines). */
+const entriesOfBills = (billIds: string) =>
+  `SELECT time_entry_id FROM team_bill_lines
+   WHERE bill_id IN (${billIds}) AND time_entry_id IS NOT NULL`;
+
+/** The entries on the lines of some invoices. */
+const entriesOfInvoices = (invoiceIds: string) =>
+  `SELECT time_entry_id FROM invoice_lines
+   WHERE invoice_id IN (${invoiceIds}) AND time_entry_id IS NOT NULL`;
+
+/** Every month cell of some workspaces (their FX rates or base currency changed). */
+const cellsOfWorkspaces = (workspaceIds: string) =>
+  `SELECT DISTINCT workspace_id, entry_month(entry_date), user_id, project_id FROM time_entries
+   WHERE workspace_id IN (${workspaceIds})`;
+
+interface Stale {
+  /** Bills whose line sums are stale. */
+  bills?: (source: string) => string;
+  /** Entries whose payee_entry_pay row is stale. */
+  entries?: (source: string) => string;
+  /** Month cells that are stale (workspace_id, month, user_id, project_id). */
+  cells?: (source: string) => string;
+}
+
 /**
  * Which summary keys a change of each table makes stale, read from the read model as it stands.
  * Each is run both before and after the change file is applied: before, the rows the change
- * replaces still name their old entry, bill or user (a moved line, a payee given to another
- * user); after, the new rows name theirs. Delete lines of a change file carry keys only.
+ * replaces still name their old entry, bill, invoice or user (a moved line, an entry moved to
+ * another month or member); after, the new rows name theirs. Delete lines of a change file
+ * carry keys only.
  */
-const DIRTY: Record<
-  string,
-  { bills?: (source: string) => string; entries?: (source: string) => string }
-> = {
-  time_entries: { entries: (source) => ids(source) },
-  payees: { entries: (source) => entriesOfPayees(ids(source)) },
+const STALE: Record<string, Stale> = {
+  time_entries: {
+    entries: (source) => ids(source),
+    cells: (source) => cellsOfEntries(ids(source)),
+  },
+  payees: {
+    entries: (source) => entriesOfPayees(ids(source)),
+    cells: (source) => cellsOfEntries(entriesOfPayees(ids(source))),
+  },
   payee_rates: {
     entries: (source) =>
       entriesOfPayees(`SELECT payee_id FROM payee_rates WHERE id IN (${ids(source)})`),
+    cells: (source) =>
+      cellsOfEntries(
+        entriesOfPayees(`SELECT payee_id FROM payee_rates WHERE id IN (${ids(source)})`),
+      ),
   },
   team_bills: {
     bills: (source) => ids(source),
-    entries: (source) =>
-      `SELECT time_entry_id FROM team_bill_lines
-       WHERE bill_id IN (${ids(source)}) AND time_entry_id IS NOT NULL`,
+    entries: (source) => entriesOfBills(ids(source)),
+    cells: (source) => cellsOfEntries(entriesOfBills(ids(source))),
   },
   team_bill_lines: {
     bills: (source) => `SELECT bill_id FROM team_bill_lines WHERE id IN (${ids(source)})`,
     entries: (source) =>
       `SELECT time_entry_id FROM team_bill_lines
        WHERE id IN (${ids(source)}) AND time_entry_id IS NOT NULL`,
+    // A line changes its bill's total, which every line of the bill is paid a share of.
+    cells: (source) =>
+      cellsOfEntries(
+        entriesOfBills(`SELECT bill_id FROM team_bill_lines WHERE id IN (${ids(source)})`),
+      ),
+  },
+  team_payments: {
+    cells: (source) =>
+      cellsOfEntries(
+        entriesOfBills(
+          `SELECT bill_id FROM team_payment_allocations WHERE payment_id IN (${ids(source)})`,
+        ),
+      ),
+  },
+  team_payment_allocations: {
+    cells: (source) =>
+      cellsOfEntries(
+        // Keyed by (payment_id, bill_id): the change file names the bill itself.
+        entriesOfBills(ids(source, 'bill_id')),
+      ),
+  },
+  invoices: {
+    cells: (source) => cellsOfEntries(entriesOfInvoices(ids(source))),
+  },
+  invoice_lines: {
+    cells: (source) =>
+      cellsOfEntries(
+        entriesOfInvoices(`SELECT invoice_id FROM invoice_lines WHERE id IN (${ids(source)})`),
+      ),
+  },
+  fx_rates: {
+    cells: (source) =>
+      cellsOfWorkspaces(`SELECT workspace_id FROM fx_rates WHERE id IN (${ids(source)})`),
   },
 };
+
+/**
+ * A workspace whose base currency a change file changes (or deletes): every amount's
+ * conversion changes. Read before the file is applied, comparing the old row with the new.
+ */
+const workspacesRebased = (source: string) =>
+  cellsOfWorkspaces(
+    `SELECT w.id FROM workspaces w JOIN ${source} s ON w.id = CAST(s.id AS UUID)
+     WHERE s.base_currency IS DISTINCT FROM w.base_currency`,
+  );
 
 /**
  * The summaries' share of one sync batch flush (ChangeBatch.flush), like the search index's:
@@ -95,6 +180,10 @@ export class SummaryUpdate {
   private touched = false;
 
   async beforeApply(duck: DuckDBConnection, table: string, source: string): Promise<void> {
+    if (table === 'workspaces') {
+      this.touched = true;
+      await duck.run(`INSERT INTO summary_dirty_cells ${workspacesRebased(source)}`);
+    }
     await this.collect(duck, table, source);
   }
 
@@ -105,21 +194,63 @@ export class SummaryUpdate {
   /** After every table of the flush is applied: refreshes the stale keys. */
   async refresh(duck: DuckDBConnection): Promise<void> {
     if (!this.touched) return;
-    for (const summary of SUMMARIES) {
-      await duck.run(
-        `DELETE FROM ${summary.table} WHERE ${summary.key} IN (SELECT ${summary.key} FROM ${summary.dirty})`,
-      );
-      await duck.run(`INSERT INTO ${summary.table} ${summary.rows(false)}`);
-      await duck.run(`DELETE FROM ${summary.dirty}`);
-    }
+    await duck.run(
+      `DELETE FROM team_bill_line_sums WHERE bill_id IN (SELECT bill_id FROM summary_dirty_bills)`,
+    );
+    await duck.run('INSERT INTO team_bill_line_sums FROM team_bill_line_sums_for(false)');
+    await duck.run('DELETE FROM summary_dirty_bills');
+    await refreshEntries(duck);
+    await refreshCells(duck);
     this.touched = false;
   }
 
   private async collect(duck: DuckDBConnection, table: string, source: string) {
-    const dirty = DIRTY[table];
-    if (!dirty) return;
+    const stale = STALE[table];
+    if (!stale) return;
     this.touched = true;
-    if (dirty.bills) await duck.run(`INSERT INTO summary_dirty_bills ${dirty.bills(source)}`);
-    if (dirty.entries) await duck.run(`INSERT INTO summary_dirty_entries ${dirty.entries(source)}`);
+    if (stale.bills) await duck.run(`INSERT INTO summary_dirty_bills ${stale.bills(source)}`);
+    if (stale.entries) await duck.run(`INSERT INTO summary_dirty_entries ${stale.entries(source)}`);
+    if (stale.cells) await duck.run(`INSERT INTO summary_dirty_cells ${stale.cells(source)}`);
   }
+}
+
+/** payee_entry_pay for the entries in summary_dirty_entries, which it empties. */
+async function refreshEntries(duck: DuckDBConnection): Promise<void> {
+  await duck.run(
+    `DELETE FROM payee_entry_pay
+     WHERE time_entry_id IN (SELECT time_entry_id FROM summary_dirty_entries)`,
+  );
+  await duck.run(
+    'INSERT INTO payee_entry_pay SELECT * FROM payee_entry_rates_for(false) WHERE is_payable',
+  );
+  await duck.run('DELETE FROM summary_dirty_entries');
+}
+
+/**
+ * profitability_month_cells for the cells in summary_dirty_cells, which it empties: per
+ * workspace, profitability_cells over the dirty months with `dirty` (their entries only).
+ */
+async function refreshCells(duck: DuckDBConnection): Promise<void> {
+  const ranges = (
+    await duck.runAndReadAll(
+      `SELECT workspace_id, min(month), last_day(max(month)) FROM summary_dirty_cells
+       GROUP BY workspace_id`,
+    )
+  ).getRows();
+  if (ranges.length === 0) return;
+  await duck.run(
+    `DELETE FROM profitability_month_cells c USING summary_dirty_cells d
+     WHERE c.workspace_id = d.workspace_id AND c.month = d.month
+       AND c.user_id = d.user_id AND c.project_id = d.project_id`,
+  );
+  for (const [workspace, from, to] of ranges) {
+    await duck.run(
+      `INSERT INTO profitability_month_cells
+       SELECT CAST($workspace AS UUID) AS workspace_id, *
+       FROM profitability_cells(CAST($workspace AS UUID), CAST($from AS DATE), CAST($to AS DATE),
+         NULL, NULL, NULL, dirty := true)`,
+      { workspace: String(workspace), from: String(from), to: String(to) },
+    );
+  }
+  await duck.run('DELETE FROM summary_dirty_cells');
 }

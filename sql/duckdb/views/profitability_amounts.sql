@@ -14,7 +14,9 @@
 --   collectedNet  per such line: that rounded net x min(I.amount_paid / I.total, 1), 0 when
 --                 I.total is 0
 --   fx_date       = entry_date for the costs and paid, I.issue_date for billedNet, collectedNet
--- Plus, with metric NULL, one row per member and project for what is counted per entry:
+-- entry_month is the first day of the month of the entry the amount belongs to (the month
+-- cells the sync keeps are summed per month of work).
+-- Plus, with metric NULL, one row per member, project and month for what is counted per entry:
 --   missing_pay_rate = one of its entries is on no such bill line and has no pay rate
 --   unbilled_seconds = the durations of its billable entries on no line of a live SENT or PAID
 --                      invoice (clientUnbilledSeconds, choice 31)
@@ -24,9 +26,9 @@
 -- lines + ADJUSTMENT lines, amount_paid = allocations of live RECORDED payments), each sum
 -- rounded to the bill currency (choice 9), but only for the bills of the range's entries: that
 -- view sums every line of the workspace, and DuckDB cannot push a set of bills into it.
-CREATE OR REPLACE MACRO profitability_amounts(ws, d_from, d_to, user_filter, project_filter, client_filter) AS TABLE
+CREATE OR REPLACE MACRO profitability_amounts(ws, d_from, d_to, user_filter, project_filter, client_filter, skip_from := NULL, skip_to := NULL, dirty := false) AS TABLE
 WITH entries AS MATERIALIZED (
-  FROM profitability_entry_rates(ws, d_from, d_to, user_filter, project_filter, client_filter)
+  FROM profitability_entry_rates(ws, d_from, d_to, user_filter, project_filter, client_filter, skip_from := skip_from, skip_to := skip_to, dirty := dirty)
 ),
 -- The bill and invoice lines of the range's entries, each joined on its own to the plain
 -- entries scan, so that DuckDB hashes the entries and streams the millions of lines past them.
@@ -35,14 +37,14 @@ WITH entries AS MATERIALIZED (
 entry_bill_lines AS MATERIALIZED (
   SELECT e.time_entry_id, e.user_id, e.project_id, e.entry_date, l.bill_id, l.amount
   FROM team_bill_lines l
-  JOIN profitability_entries(ws, d_from, d_to, user_filter, project_filter, client_filter) e
+  JOIN profitability_entries(ws, d_from, d_to, user_filter, project_filter, client_filter, skip_from := skip_from, skip_to := skip_to, dirty := dirty) e
     ON e.time_entry_id = l.time_entry_id
   WHERE l.kind = 'TIME'
 ),
 entry_invoice_lines AS MATERIALIZED (
-  SELECT e.time_entry_id, e.user_id, e.project_id, l.invoice_id, l.amount
+  SELECT e.time_entry_id, e.user_id, e.project_id, e.entry_date, l.invoice_id, l.amount
   FROM invoice_lines l
-  JOIN profitability_entries(ws, d_from, d_to, user_filter, project_filter, client_filter) e
+  JOIN profitability_entries(ws, d_from, d_to, user_filter, project_filter, client_filter, skip_from := skip_from, skip_to := skip_to, dirty := dirty) e
     ON e.time_entry_id = l.time_entry_id
 ),
 approved_time_lines AS MATERIALIZED (
@@ -128,6 +130,7 @@ invoiced_lines AS MATERIALIZED (
       l.time_entry_id,
       l.user_id,
       l.project_id,
+      l.entry_date,
       i.currency,
       i.issue_date,
       i.subtotal_e4,
@@ -151,33 +154,34 @@ entry_facts AS (
   SELECT
     user_id,
     project_id,
+    entry_month(entry_date) AS entry_month,
     bool_or(NOT on_approved_bill AND rate_e4 IS NULL) AS missing_pay_rate,
     sum(CASE WHEN billable AND NOT on_sent_invoice THEN duration_seconds ELSE 0 END)
       AS unbilled_seconds
   FROM flagged_entries
-  GROUP BY user_id, project_id
+  GROUP BY user_id, project_id, entry_month(entry_date)
 )
 SELECT
-  user_id, project_id, 'approvedCost' AS metric, currency, entry_date AS fx_date,
-  approved_e4 AS amount_e4
+  user_id, project_id, entry_month(entry_date) AS entry_month, 'approvedCost' AS metric,
+  currency, entry_date AS fx_date, approved_e4 AS amount_e4
 FROM bill_amounts
 UNION ALL
-SELECT user_id, project_id, 'paid', currency, entry_date, paid_e4
+SELECT user_id, project_id, entry_month(entry_date), 'paid', currency, entry_date, paid_e4
 FROM bill_amounts
 UNION ALL
 SELECT
-  user_id, project_id, 'estimatedCost', rate_currency, entry_date,
+  user_id, project_id, entry_month(entry_date), 'estimatedCost', rate_currency, entry_date,
   e4_share(CAST(duration_seconds AS BIGINT), rate_e4, 3600, rate_unit_e4)
 FROM flagged_entries
 WHERE rate_e4 IS NOT NULL AND NOT on_approved_bill
 UNION ALL
-SELECT user_id, project_id, 'billedNet', currency, issue_date, net_e4
+SELECT user_id, project_id, entry_month(entry_date), 'billedNet', currency, issue_date, net_e4
 FROM invoiced_lines
 UNION ALL
 SELECT
-  user_id, project_id, 'collectedNet', currency, issue_date,
+  user_id, project_id, entry_month(entry_date), 'collectedNet', currency, issue_date,
   e4_share_capped(net_e4, paid_e4, total_e4, unit_e4)
 FROM invoiced_lines
 UNION ALL BY NAME
-SELECT user_id, project_id, missing_pay_rate, unbilled_seconds
+SELECT user_id, project_id, entry_month, missing_pay_rate, unbilled_seconds
 FROM entry_facts;

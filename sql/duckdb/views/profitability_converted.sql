@@ -14,7 +14,7 @@
 -- The rates are looked up (ASOF JOIN) for every currency that has a rate into the base and
 -- every day an amount can be dated (the range's days, for the costs, and the issue dates of
 -- SENT and PAID invoices): a few thousand pairs, looked up once, instead of once per amount.
-CREATE OR REPLACE MACRO profitability_converted(ws, d_from, d_to, user_filter, project_filter, client_filter) AS TABLE
+CREATE OR REPLACE MACRO profitability_converted(ws, d_from, d_to, user_filter, project_filter, client_filter, skip_from := NULL, skip_to := NULL, dirty := false) AS TABLE
 WITH base AS (
   SELECT
     w.base_currency,
@@ -52,12 +52,13 @@ amounts AS (
     b.base_unit_e4,
     -- The currency to look a rate up for; NULL when the amount needs none.
     CASE WHEN a.amount_e4 <> 0 AND a.currency <> b.base_currency THEN a.currency END AS fx_currency
-  FROM profitability_amounts(ws, d_from, d_to, user_filter, project_filter, client_filter) a
+  FROM profitability_amounts(ws, d_from, d_to, user_filter, project_filter, client_filter, skip_from := skip_from, skip_to := skip_to, dirty := dirty) a
   CROSS JOIN base b
 )
 SELECT
   a.user_id,
   a.project_id,
+  a.entry_month,
   a.metric,
   a.currency,
   a.amount_e4,

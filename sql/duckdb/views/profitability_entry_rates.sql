@@ -5,9 +5,9 @@
 -- 10^-4 (see macros.sql), rate_currency its currency and rate_unit_e4 that currency's minor
 -- unit; all three NULL without a rate.
 -- The rate is looked up once per payee and day worked, not once per entry.
-CREATE OR REPLACE MACRO profitability_entry_rates(ws, d_from, d_to, user_filter, project_filter, client_filter) AS TABLE
+CREATE OR REPLACE MACRO profitability_entry_rates(ws, d_from, d_to, user_filter, project_filter, client_filter, skip_from := NULL, skip_to := NULL, dirty := false) AS TABLE
 WITH entries AS (
-  FROM profitability_entries(ws, d_from, d_to, user_filter, project_filter, client_filter)
+  FROM profitability_entries(ws, d_from, d_to, user_filter, project_filter, client_filter, skip_from := skip_from, skip_to := skip_to, dirty := dirty)
 ),
 live_payees AS (
   SELECT id AS payee_id, user_id, start_date

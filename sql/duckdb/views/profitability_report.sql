@@ -37,6 +37,8 @@ WITH
 -- Everything below sums these: one row per member, project, metric, currency and FX rate used
 -- (metric NULL: the per-entry facts). Sums stay exact integer counts of 10^-4 (e4) until the
 -- rows are made, then become DECIMAL(38,4).
+-- The whole months of the range come from the month cells the sync keeps; the days of partly
+-- covered months are computed here (profitability_cells, skipping the whole months).
 cells AS MATERIALIZED (
   SELECT
     user_id,
@@ -44,14 +46,31 @@ cells AS MATERIALIZED (
     metric,
     currency,
     fx_rate_id,
-    sum(amount_e4) AS native_e4,
+    sum(native_e4) AS native_e4,
     sum(converted_e4) AS converted_e4,
-    sum(amount_e4) FILTER (WHERE fx_missing) AS missing_e4,
-    coalesce(bool_or(fx_missing), false) AS fx_missing,
-    coalesce(bool_or(needs_fx), false) AS needs_fx,
-    coalesce(bool_or(missing_pay_rate), false) AS missing_pay_rate,
-    coalesce(sum(unbilled_seconds), 0) AS unbilled_seconds
-  FROM profitability_converted(ws, d_from, d_to, user_filter, project_filter, client_filter)
+    sum(missing_e4) AS missing_e4,
+    bool_or(fx_missing) AS fx_missing,
+    bool_or(needs_fx) AS needs_fx,
+    bool_or(missing_pay_rate) AS missing_pay_rate,
+    sum(unbilled_seconds) AS unbilled_seconds
+  FROM (
+    SELECT * EXCLUDE (workspace_id)
+    FROM profitability_month_cells
+    WHERE workspace_id = ws
+      AND month BETWEEN profitability_whole_from(d_from, d_to) AND profitability_whole_to(d_from, d_to)
+      AND (user_filter IS NULL OR user_id = user_filter)
+      AND (project_filter IS NULL OR project_id = project_filter)
+      AND (
+        client_filter IS NULL
+        OR project_id IN (SELECT id FROM projects WHERE workspace_id = ws AND client_id = client_filter)
+      )
+    UNION ALL BY NAME
+    FROM profitability_cells(
+      ws, d_from, d_to, user_filter, project_filter, client_filter,
+      skip_from := profitability_whole_from(d_from, d_to),
+      skip_to := profitability_whole_to(d_from, d_to)
+    )
+  )
   GROUP BY user_id, project_id, metric, currency, fx_rate_id
 ),
 -- The converted figures of every project row (level 0), member row (level 1) and the summary
