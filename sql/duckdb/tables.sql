@@ -491,3 +491,19 @@ CREATE TABLE IF NOT EXISTS summary_dirty_cells (
   user_id UUID NOT NULL,
   project_id UUID NOT NULL
 );
+
+-- payee_unpaid_totals_for(true): per payee, rate currency (NULL: no rate at the entry's date)
+-- and billable, the figures of its payable entries in payee_entry_pay.
+CREATE TABLE IF NOT EXISTS payee_unpaid_totals (
+  workspace_id UUID NOT NULL,
+  payee_id UUID NOT NULL,
+  currency VARCHAR,
+  billable BOOLEAN,
+  items BIGINT NOT NULL,
+  seconds HUGEINT,
+  first_date DATE,
+  last_date DATE,
+  amount DECIMAL(38, 4),
+  unpriced BIGINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS summary_dirty_payees (payee_id UUID NOT NULL);

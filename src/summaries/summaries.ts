@@ -7,9 +7,11 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 export const SUMMARY_TABLES = [
   'team_bill_line_sums',
   'payee_entry_pay',
+  'payee_unpaid_totals',
   'profitability_month_cells',
   'summary_dirty_bills',
   'summary_dirty_entries',
+  'summary_dirty_payees',
   'summary_dirty_cells',
 ] as const;
 
@@ -35,6 +37,9 @@ export async function rebuildSummaries(duck: DuckDBConnection): Promise<void> {
     );
     await refreshEntries(duck);
   }
+  // Every payee was touched by some slice: its totals are built once, whole.
+  await duck.run('DELETE FROM summary_dirty_payees');
+  await duck.run('INSERT INTO payee_unpaid_totals FROM payee_unpaid_totals_for(true)');
   const months = (
     await duck.runAndReadAll(
       `SELECT DISTINCT workspace_id, entry_month(entry_date) AS month FROM time_entries
@@ -200,6 +205,7 @@ export class SummaryUpdate {
     await duck.run('INSERT INTO team_bill_line_sums FROM team_bill_line_sums_for(false)');
     await duck.run('DELETE FROM summary_dirty_bills');
     await refreshEntries(duck);
+    await refreshTotals(duck);
     await refreshCells(duck);
     this.touched = false;
   }
@@ -214,8 +220,15 @@ export class SummaryUpdate {
   }
 }
 
-/** payee_entry_pay for the entries in summary_dirty_entries, which it empties. */
+/**
+ * payee_entry_pay for the entries in summary_dirty_entries, which it empties; the payees of
+ * their rows, before and after, go to summary_dirty_payees (their totals are stale).
+ */
 async function refreshEntries(duck: DuckDBConnection): Promise<void> {
+  const payeesOfDirtyRows = `INSERT INTO summary_dirty_payees
+    SELECT DISTINCT payee_id FROM payee_entry_pay
+    WHERE time_entry_id IN (SELECT time_entry_id FROM summary_dirty_entries)`;
+  await duck.run(payeesOfDirtyRows);
   await duck.run(
     `DELETE FROM payee_entry_pay
      WHERE time_entry_id IN (SELECT time_entry_id FROM summary_dirty_entries)`,
@@ -223,7 +236,18 @@ async function refreshEntries(duck: DuckDBConnection): Promise<void> {
   await duck.run(
     'INSERT INTO payee_entry_pay SELECT * FROM payee_entry_rates_for(false) WHERE is_payable',
   );
+  await duck.run(payeesOfDirtyRows);
   await duck.run('DELETE FROM summary_dirty_entries');
+}
+
+/** payee_unpaid_totals for the payees in summary_dirty_payees, which it empties. */
+async function refreshTotals(duck: DuckDBConnection): Promise<void> {
+  await duck.run(
+    `DELETE FROM payee_unpaid_totals
+     WHERE payee_id IN (SELECT payee_id FROM summary_dirty_payees)`,
+  );
+  await duck.run('INSERT INTO payee_unpaid_totals FROM payee_unpaid_totals_for(false)');
+  await duck.run('DELETE FROM summary_dirty_payees');
 }
 
 /**

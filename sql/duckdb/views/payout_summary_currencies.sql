@@ -16,16 +16,18 @@
 -- count only while the payee does.
 -- Money stays DECIMAL(18,4); the API formats it to the currency's scale.
 CREATE OR REPLACE MACRO payout_summary_currencies(ws, today) AS TABLE
+-- The unpaid items' figures come from payee_unpaid_totals (per payee, kept by the sync), whose
+-- billable rows with a rate are exactly the default-section items of unpaid_time_items.
 WITH accrued AS (
   SELECT
     currency,
-    sum(duration_seconds) AS eligible_seconds,
-    min(work_date) AS unbilled_from,
-    max(work_date) AS unbilled_to,
+    sum(seconds) AS eligible_seconds,
+    min(first_date) AS unbilled_from,
+    max(last_date) AS unbilled_to,
     -- An item without an amount (unknown currency) makes the sum NULL, not smaller.
-    CASE WHEN count(amount) = count(*) THEN sum(amount) END AS accrued
-  FROM unpaid_time_items
-  WHERE workspace_id = ws AND section = 'default'
+    CASE WHEN sum(unpriced) = 0 THEN sum(amount) END AS accrued
+  FROM payee_unpaid_totals
+  WHERE workspace_id = ws AND billable AND currency IS NOT NULL
   GROUP BY currency
 ),
 approved_bills AS (

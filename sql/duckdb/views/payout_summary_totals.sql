@@ -2,7 +2,7 @@
 -- workspace `ws`. `currency_filter` (NULL = all) narrows the last payment only: payees and
 -- missing rates have no currency.
 --   member_count       = live payees
---   missing_rate_count = payees with a payable entry (payee_entry_rates.is_payable: live,
+--   missing_rate_count = payees with a payable entry (payee_unpaid_totals; is_payable: live,
 --                        not running, duration > 0, on/after their start date, on no
 --                        APPROVED bill; billable or not) that has no rate at its date
 --   last_payment_*     = the latest live RECORDED payment by paid_date, then created_at,
@@ -22,8 +22,8 @@ SELECT
   (SELECT count(*) FROM payees WHERE workspace_id = ws AND deleted_at IS NULL) AS member_count,
   (
     SELECT count(DISTINCT payee_id)
-    FROM payee_entry_pay
-    WHERE workspace_id = ws AND rate_id IS NULL
+    FROM payee_unpaid_totals
+    WHERE workspace_id = ws AND currency IS NULL
   ) AS missing_rate_count,
   lp.paid_date AS last_payment_date,
   lp.amount AS last_payment_amount,

@@ -46,10 +46,20 @@ export const unpaidTimeQuery = z.object({
 });
 export type UnpaidTimeQuery = z.output<typeof unpaidTimeQuery>;
 
+/**
+ * The columns unpaid_time_items filters and sorts on, straight from payee_entry_pay: the page
+ * is chosen there, and only its items are priced and named by the view.
+ */
+const UNPAID_ROWS = `(
+  SELECT time_entry_id AS id, workspace_id, rate_currency AS currency,
+    CASE WHEN billable THEN 'default' ELSE 'non_billable' END AS section,
+    created_at, entry_date AS work_date, duration_seconds
+  FROM payee_entry_pay WHERE rate_id IS NOT NULL) r`;
+
 export const unpaidTimeList: ListEndpoint<UnpaidTimeQuery> = {
   name: 'team-payouts/unpaid-time',
   from: 'unpaid_time_items r',
-  lateColumns: false,
+  rowsFrom: UNPAID_ROWS,
   select: `r.id, r.time_entry_id, r.payee_id, r.user_id, r.project_id, r.rate_id, r.name,
     r.project_name, r.task_id, r.task_name, r.description, r.currency,
     CAST(r.work_date AS VARCHAR) AS work_date, r.duration_seconds,

@@ -1,0 +1,184 @@
+// How fast are the team-payout reports on the largest workspaces? On a generated workspace of
+// 10M time entries: the summary, unpaid time (first page, and with a currency filter), and
+// profitability for one month and one year, with and without userId, through the API.
+// Baseline, same run: the same report computed directly in PostgreSQL by a plain SQL
+// implementation of the same rules (bench/pg-reports.ts, checked equal to the API on small
+// workspaces by test/pg-reports.test.ts).
+//   npm run bench -- team-payouts [iterations=30] [pgIterations=3]
+//   (BENCH_DIR, default /tmp/ll-bench-10m; the read model is kept there between runs)
+import path from 'node:path';
+import { tmpdir } from 'node:os';
+import { buildApp } from '../src/http/app.ts';
+import { openReadModel } from '../src/readmodel/read-model.ts';
+import { ReadModelStatus } from '../src/readmodel/read-model-status.ts';
+import { createKysely } from '../src/store/database.ts';
+import { fullSync } from '../src/sync/full-sync.ts';
+import { createToken } from '../src/tokens/token.repository.ts';
+import { todayIn } from '../src/time/calendar.ts';
+import { pgPayoutSummary, pgProfitability, pgUnpaidTimeFirstPage } from './pg-reports.ts';
+import { benchStore, log, percentile } from './support.ts';
+
+const iterations = Number(process.argv[2] ?? 30);
+const pgIterations = Number(process.argv[3] ?? 3);
+const dir = process.env.BENCH_DIR ?? path.join(tmpdir(), 'll-bench-10m');
+const bench = await benchStore(dir, 10_000_000);
+const db = createKysely(bench.pool);
+try {
+  const readModel = await openReadModel(path.join(dir, 'read-model.duckdb'));
+  const status = new ReadModelStatus();
+  await status.load(readModel);
+  // The kept read model serves when it holds what the store holds (same entries, same last
+  // change); otherwise, or when an upgrade emptied it, it is loaded again.
+  const fingerprint = 'SELECT count(*) AS n, max(updated_at) AS at FROM time_entries';
+  const store = (await bench.pool.query<{ n: string; at: Date }>(fingerprint)).rows[0]!;
+  const duck = await readModel.connect();
+  const kept = (await duck.runAndReadAll(fingerprint)).getRowObjectsJS()[0]!;
+  duck.closeSync();
+  if (
+    !status.ready ||
+    typeof kept.n !== 'bigint' ||
+    kept.n.toString() !== store.n ||
+    (kept.at as Date | null)?.getTime() !== store.at.getTime()
+  ) {
+    log('loading the read model (once per BENCH_DIR and store change)');
+    const started = performance.now();
+    const result = await fullSync(bench.pool, readModel);
+    status.committed(result.dataAsOf, 'everything');
+    log(
+      `  ${result.rows.toLocaleString('en-US')} rows in ${((performance.now() - started) / 1000).toFixed(0)} s`,
+    );
+  }
+  const app = await buildApp({
+    db,
+    readModel,
+    status,
+    tokenEnv: 'test',
+    rateLimit: { burst: 1e9, perSecond: 1e9 },
+  });
+  const { rows: owners } = await bench.pool.query<{
+    workspace_id: string;
+    user_id: string;
+    timezone: string;
+  }>(
+    `SELECT m.workspace_id, m.user_id, w.timezone FROM members m JOIN workspaces w ON w.id = m.workspace_id
+     WHERE m.role = 'OWNER' LIMIT 1`,
+  );
+  const owner = owners[0]!;
+  const ws = owner.workspace_id;
+  const { token } = await createToken(db, {
+    workspaceId: ws,
+    userId: owner.user_id,
+    scopes: ['read'],
+    env: 'test',
+  });
+  const { rows: users } = await bench.pool.query<{ user_id: string }>(
+    `SELECT user_id FROM payees WHERE workspace_id = $1 AND deleted_at IS NULL ORDER BY id LIMIT 1`,
+    [ws],
+  );
+  const userId = users[0]!.user_id;
+  const { rows: currencies } = await bench.pool.query<{ currency: string }>(
+    `SELECT r.currency FROM payee_rates r WHERE r.workspace_id = $1 AND r.deleted_at IS NULL
+     GROUP BY r.currency ORDER BY count(*) DESC LIMIT 1`,
+    [ws],
+  );
+  const currency = currencies[0]!.currency;
+  const { rows: last } = await bench.pool.query<{ month: string }>(
+    `SELECT to_char(date_trunc('month', max(entry_date)) - interval '1 month', 'YYYY-MM-DD') AS month
+     FROM time_entries WHERE workspace_id = $1`,
+    [ws],
+  );
+  // The last whole month with work, and the twelve months ending with it.
+  const monthFrom = last[0]!.month;
+  const monthTo = lastDay(monthFrom);
+  const yearFrom = addMonths(monthFrom, -11);
+  const today = todayIn(owner.timezone);
+
+  const cases: { name: string; url: string; pg: () => Promise<unknown> }[] = [
+    {
+      name: 'summary',
+      url: '/team-payouts/summary',
+      pg: () => pgPayoutSummary(bench.pool, ws, { today, canManage: false }),
+    },
+    {
+      name: 'unpaid time, first page',
+      url: '/team-payouts/unpaid-time',
+      pg: () => pgUnpaidTimeFirstPage(bench.pool, ws, { limit: 50 }),
+    },
+    {
+      name: `unpaid time, currency=${currency}`,
+      url: `/team-payouts/unpaid-time?currency=${currency}`,
+      pg: () => pgUnpaidTimeFirstPage(bench.pool, ws, { limit: 50, currency }),
+    },
+    {
+      name: 'profitability, one month',
+      url: `/team-payouts/profitability?from=${monthFrom}&to=${monthTo}`,
+      pg: () => pgProfitability(bench.pool, ws, { from: monthFrom, to: monthTo }),
+    },
+    {
+      name: 'profitability, one month, userId',
+      url: `/team-payouts/profitability?from=${monthFrom}&to=${monthTo}&userId=${userId}`,
+      pg: () => pgProfitability(bench.pool, ws, { from: monthFrom, to: monthTo, userId }),
+    },
+    {
+      name: 'profitability, one year',
+      url: `/team-payouts/profitability?from=${yearFrom}&to=${monthTo}`,
+      pg: () => pgProfitability(bench.pool, ws, { from: yearFrom, to: monthTo }),
+    },
+    {
+      name: 'profitability, one year, userId',
+      url: `/team-payouts/profitability?from=${yearFrom}&to=${monthTo}&userId=${userId}`,
+      pg: () => pgProfitability(bench.pool, ws, { from: yearFrom, to: monthTo, userId }),
+    },
+  ];
+
+  const time = async (runs: number, run: () => Promise<unknown>) => {
+    await run();
+    const samples: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const t = performance.now();
+      await run();
+      samples.push(performance.now() - t);
+    }
+    samples.sort((a, b) => a - b);
+    return { p50: percentile(samples, 50), p99: percentile(samples, 99) };
+  };
+  log(`workspace ${ws}: month ${monthFrom}..${monthTo}, year ${yearFrom}..${monthTo}`);
+  console.log(
+    `${'report'.padEnd(36)} ${'API p50'.padStart(8)} ${'API p99'.padStart(8)} ${'PG p50'.padStart(9)} ${'PG p99'.padStart(9)}  PG/API p50  goal p99<100ms, >=50x`,
+  );
+  let allMet = true;
+  for (const c of cases) {
+    const api = await time(iterations, async () => {
+      const res = await app.inject({
+        method: 'GET',
+        url: `/api/v1${c.url}`,
+        headers: { authorization: `Bearer ${token}` },
+      });
+      if (res.statusCode !== 200) throw new Error(`${c.url}: ${res.statusCode} ${res.body}`);
+    });
+    const pg = await time(pgIterations, c.pg);
+    const ratio = pg.p50 / api.p50;
+    const met = api.p99 < 100 && ratio >= 50;
+    allMet &&= met;
+    console.log(
+      `${c.name.padEnd(36)} ${api.p50.toFixed(1).padStart(8)} ${api.p99.toFixed(1).padStart(8)} ${pg.p50.toFixed(0).padStart(9)} ${pg.p99.toFixed(0).padStart(9)}  ${ratio.toFixed(0).padStart(10)}  ${met ? 'met' : 'NOT met'}`,
+    );
+  }
+  console.log(
+    `every report p99 < 100 ms and >= 50x PostgreSQL: ${allMet ? 'met' : 'NOT met'} (ms; API ${iterations} requests, PostgreSQL ${pgIterations} runs each)`,
+  );
+  await app.close();
+  readModel.close();
+} finally {
+  await bench.close();
+}
+
+function lastDay(monthStart: string): string {
+  const [y, m] = monthStart.split('-').map(Number) as [number, number];
+  return new Date(Date.UTC(y, m, 0)).toISOString().slice(0, 10);
+}
+
+function addMonths(monthStart: string, months: number): string {
+  const [y, m] = monthStart.split('-').map(Number) as [number, number];
+  return new Date(Date.UTC(y, m - 1 + months, 1)).toISOString().slice(0, 10);
+}
