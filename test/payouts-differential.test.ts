@@ -147,6 +147,9 @@ describe(`team payouts: DuckDB views equal the reference on ${WORKSPACES} genera
           {},
           { from: '2026-01-01', to: '2026-12-31' },
           { from: '2025-06-01', to: '2026-11-30', page: 2, perPage: 3 },
+          // Partly covered months: their days are computed, the whole months read from cells.
+          { from: '2026-02-10', to: '2026-09-20', page: 2, perPage: 2 },
+          { from: '2026-10-05', to: '2026-10-25' },
           ...(someUser ? [{ from: '2026-01-01', to: '2026-12-31', userId: someUser }] : []),
           ...(someProject
             ? [{ from: '2025-01-01', to: '2026-12-31', projectId: someProject }]

@@ -296,6 +296,8 @@ const PAIRS: [string, string][] = [
   ['SELECT * FROM team_bill_line_sums', 'FROM team_bill_line_sums_for(true)'],
   ['SELECT * FROM payee_entry_pay', 'SELECT * FROM payee_entry_rates WHERE is_payable'],
   ['SELECT * FROM payee_unpaid_totals', 'FROM payee_unpaid_totals_for(true)'],
+  // The month cells are compared with profitability_cells below; these are their sums.
+  ['SELECT * FROM profitability_member_cells', 'FROM profitability_member_cells_for(true)'],
 ];
 
 /** The month cells, and profitability_cells over each workspace's whole range of entries. */

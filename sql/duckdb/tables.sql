@@ -507,3 +507,22 @@ CREATE TABLE IF NOT EXISTS payee_unpaid_totals (
   unpriced BIGINT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS summary_dirty_payees (payee_id UUID NOT NULL);
+
+-- profitability_member_cells_for(true): the month cells summed over projects, per month,
+-- member, metric, currency and FX rate. A report reads its summary, member list and member
+-- rows from these, and project rows from the month cells of the page's members only.
+CREATE TABLE IF NOT EXISTS profitability_member_cells (
+  workspace_id UUID NOT NULL,
+  month DATE NOT NULL,
+  user_id UUID,
+  metric VARCHAR,
+  currency VARCHAR,
+  fx_rate_id UUID,
+  native_e4 HUGEINT,
+  converted_e4 HUGEINT,
+  missing_e4 HUGEINT,
+  fx_missing BOOLEAN NOT NULL,
+  needs_fx BOOLEAN NOT NULL,
+  missing_pay_rate BOOLEAN NOT NULL,
+  unbilled_seconds HUGEINT NOT NULL
+);

@@ -9,6 +9,7 @@ export const SUMMARY_TABLES = [
   'payee_entry_pay',
   'payee_unpaid_totals',
   'profitability_month_cells',
+  'profitability_member_cells',
   'summary_dirty_bills',
   'summary_dirty_entries',
   'summary_dirty_payees',
@@ -252,7 +253,8 @@ async function refreshTotals(duck: DuckDBConnection): Promise<void> {
 
 /**
  * profitability_month_cells for the cells in summary_dirty_cells, which it empties: per
- * workspace, profitability_cells over the dirty months with `dirty` (their entries only).
+ * workspace, profitability_cells over the dirty months with `dirty` (their entries only); then
+ * profitability_member_cells for the members and months of those cells.
  */
 async function refreshCells(duck: DuckDBConnection): Promise<void> {
   const ranges = (
@@ -276,5 +278,13 @@ async function refreshCells(duck: DuckDBConnection): Promise<void> {
       { workspace: String(workspace), from: String(from), to: String(to) },
     );
   }
+  // The members' sums over projects, for the members and months of the dirty cells.
+  await duck.run(
+    `DELETE FROM profitability_member_cells m USING summary_dirty_cells d
+     WHERE m.workspace_id = d.workspace_id AND m.month = d.month AND m.user_id = d.user_id`,
+  );
+  await duck.run(
+    'INSERT INTO profitability_member_cells FROM profitability_member_cells_for(false)',
+  );
   await duck.run('DELETE FROM summary_dirty_cells');
 }

@@ -34,11 +34,69 @@
 -- created_at_ms in milliseconds since 1970 (choice 40).
 CREATE OR REPLACE MACRO profitability_report(ws, d_from, d_to, user_filter, project_filter, client_filter, page_no, per_page) AS TABLE
 WITH
+-- The whole months of the range come from the cells the sync keeps; the days of partly covered
+-- months are computed here (profitability_cells, skipping the whole months): day_cells.
+day_cells AS MATERIALIZED (
+  FROM profitability_cells(
+    ws, d_from, d_to, user_filter, project_filter, client_filter,
+    skip_from := profitability_whole_from(d_from, d_to),
+    skip_to := profitability_whole_to(d_from, d_to)
+  )
+),
+-- The whole months' project cells. Only the page's members need their project rows, so the
+-- others are read at the member grain (member_month_cells) unless a project or client filter
+-- asks for project rows anyway.
+month_project_cells AS (
+  SELECT * EXCLUDE (workspace_id, month)
+  FROM profitability_month_cells
+  WHERE workspace_id = ws
+    AND month BETWEEN profitability_whole_from(d_from, d_to) AND profitability_whole_to(d_from, d_to)
+    AND (user_filter IS NULL OR user_id = user_filter)
+    AND (project_filter IS NULL OR project_id = project_filter)
+    AND (
+      client_filter IS NULL
+      OR project_id IN (SELECT id FROM projects WHERE workspace_id = ws AND client_id = client_filter)
+    )
+),
+-- Every member's cells summed over projects, over the whole range.
+member_cells AS MATERIALIZED (
+  SELECT * EXCLUDE (workspace_id, month)
+  FROM profitability_member_cells
+  WHERE workspace_id = ws
+    AND month BETWEEN profitability_whole_from(d_from, d_to) AND profitability_whole_to(d_from, d_to)
+    AND (user_filter IS NULL OR user_id = user_filter)
+    AND project_filter IS NULL
+    AND client_filter IS NULL
+  UNION ALL BY NAME
+  SELECT * EXCLUDE (project_id)
+  FROM month_project_cells
+  WHERE project_filter IS NOT NULL OR client_filter IS NOT NULL
+  UNION ALL BY NAME
+  SELECT * EXCLUDE (month, project_id)
+  FROM day_cells
+),
+-- The members in report order (name: the live payee's, else the user's; then user_id; a
+-- missing name last), the same order as `members` below, to know the page's members early.
+member_order AS (
+  SELECT
+    m.user_id,
+    row_number() OVER (
+      ORDER BY coalesce(p.name, u.name) IS NULL, coalesce(p.name, u.name), m.user_id
+    ) AS position
+  FROM (SELECT DISTINCT user_id FROM member_cells) m
+  LEFT JOIN payees p ON p.workspace_id = ws AND p.user_id = m.user_id AND p.deleted_at IS NULL
+  LEFT JOIN users u ON u.workspace_id = ws AND u.id = m.user_id
+),
+page_users AS MATERIALIZED (
+  SELECT user_id
+  FROM member_order
+  WHERE position > (page_no - 1) * per_page AND position <= page_no * per_page
+),
 -- Everything below sums these: one row per member, project, metric, currency and FX rate used
 -- (metric NULL: the per-entry facts). Sums stay exact integer counts of 10^-4 (e4) until the
--- rows are made, then become DECIMAL(38,4).
--- The whole months of the range come from the month cells the sync keeps; the days of partly
--- covered months are computed here (profitability_cells, skipping the whole months).
+-- rows are made, then become DECIMAL(38,4). The page's members have a row per project; every
+-- other member one row (project_id NULL), which adds up to the same member row and summary
+-- and is never listed as a project.
 cells AS MATERIALIZED (
   SELECT
     user_id,
@@ -54,22 +112,13 @@ cells AS MATERIALIZED (
     bool_or(missing_pay_rate) AS missing_pay_rate,
     sum(unbilled_seconds) AS unbilled_seconds
   FROM (
-    SELECT * EXCLUDE (workspace_id)
-    FROM profitability_month_cells
-    WHERE workspace_id = ws
-      AND month BETWEEN profitability_whole_from(d_from, d_to) AND profitability_whole_to(d_from, d_to)
-      AND (user_filter IS NULL OR user_id = user_filter)
-      AND (project_filter IS NULL OR project_id = project_filter)
-      AND (
-        client_filter IS NULL
-        OR project_id IN (SELECT id FROM projects WHERE workspace_id = ws AND client_id = client_filter)
-      )
+    SELECT * FROM month_project_cells WHERE user_id IN (SELECT user_id FROM page_users)
     UNION ALL BY NAME
-    FROM profitability_cells(
-      ws, d_from, d_to, user_filter, project_filter, client_filter,
-      skip_from := profitability_whole_from(d_from, d_to),
-      skip_to := profitability_whole_to(d_from, d_to)
-    )
+    SELECT * EXCLUDE (month) FROM day_cells WHERE user_id IN (SELECT user_id FROM page_users)
+    UNION ALL BY NAME
+    SELECT *, CAST(NULL AS UUID) AS project_id
+    FROM member_cells
+    WHERE user_id NOT IN (SELECT user_id FROM page_users)
   )
   GROUP BY user_id, project_id, metric, currency, fx_rate_id
 ),
