@@ -46,7 +46,7 @@ try {
     const result = await fullSync(bench.pool, readModel);
     status.committed(result.dataAsOf, 'everything');
     log(
-      `  ${result.rows.toLocaleString('en-US')} rows in ${((performance.now() - started) / 1000).toFixed(0)} s`,
+      `  ${result.rows.toLocaleString('en-US')} rows in ${((performance.now() - started) / 1000).toFixed(0)} s, of which ${(result.derivedMs / 1000).toFixed(0)} s building the search index and the summaries`,
     );
   }
   const app = await buildApp({

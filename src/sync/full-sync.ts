@@ -43,6 +43,8 @@ export interface SyncResult {
   /** The snapshot the copy was made under (pg_snapshot text). */
   snapshot: string;
   elapsedMs: number;
+  /** Of which building the search index and the summaries from the loaded rows. */
+  derivedMs: number;
 }
 
 export interface ColumnInfo {
@@ -209,8 +211,10 @@ export async function fullSync(
     await Promise.all([copyAll(), load().catch((error: unknown) => files.fail(error))]);
     for (const connection of copiers) await connection.query('COMMIT');
 
+    const derivedStarted = Date.now();
     await rebuildSearchIndex(duck);
     await rebuildSummaries(duck);
+    const derivedMs = Date.now() - derivedStarted;
     await writeSyncState(duck, {
       sourceSystemId: systemId,
       dataAsOf: asOf,
@@ -229,6 +233,7 @@ export async function fullSync(
       lsn,
       snapshot,
       elapsedMs: Date.now() - started,
+      derivedMs,
     };
   } catch (error) {
     if (duckOpen) await duck.run('ROLLBACK').catch(() => undefined);
