@@ -32,16 +32,19 @@
 -- fx_rates: the live rates into the base currency from every currency that had a non-zero
 -- amount to convert, used or not; used = it converted an amount; rate without trailing zeros;
 -- created_at_ms in milliseconds since 1970 (choice 40).
-CREATE OR REPLACE MACRO profitability_report(ws, d_from, d_to, user_filter, project_filter, client_filter, page_no, per_page) AS TABLE
+CREATE OR REPLACE MACRO profitability_report(ws, d_from, d_to, user_filter, project_filter, client_filter, page_no, per_page, with_days := true) AS TABLE
 WITH
 -- The whole months of the range come from the cells the sync keeps; the days of partly covered
--- months are computed here (profitability_cells, skipping the whole months): day_cells.
+-- months are computed here (profitability_cells, skipping the whole months): day_cells. A
+-- caller whose range is whole months passes with_days := false as a constant, and DuckDB drops
+-- this part of the plan (it would otherwise still match millions of lines against no entries).
 day_cells AS MATERIALIZED (
   FROM profitability_cells(
     ws, d_from, d_to, user_filter, project_filter, client_filter,
     skip_from := profitability_whole_from(d_from, d_to),
     skip_to := profitability_whole_to(d_from, d_to)
   )
+  WHERE with_days
 ),
 -- The whole months' project cells. Only the page's members need their project rows, so the
 -- others are read at the member grain (member_month_cells) unless a project or client filter

@@ -1,4 +1,4 @@
-import type { DuckDBConnection, DuckDBPreparedStatement } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { z } from 'zod';
 import { formatAmount } from '../../money/money.ts';
 import {
@@ -22,13 +22,27 @@ export interface ProfitabilityParams {
 }
 
 // The rules live in the table macros of sql/duckdb/views/profitability_*.sql; this statement
-// only binds the caller's values to them.
-const REPORT_SQL = `
-  SELECT *
-  FROM profitability_report(
-    $ws::UUID, $from::DATE, $to::DATE, $userId::UUID, $projectId::UUID, $clientId::UUID,
-    $page::BIGINT, $perPage::BIGINT
-  )`;
+// only binds the caller's values to them. Two things are constants of the text rather than
+// parameters, so that DuckDB plans them away: with_days false (a range of whole months: the
+// per-day computation is left out of the plan), and a NULL for each filter not asked for.
+const reportSql = (params: ProfitabilityParams) => {
+  const filter = (value: string | undefined, name: string) =>
+    value === undefined ? 'NULL::UUID' : `$${name}::UUID`;
+  return `
+    SELECT *
+    FROM profitability_report(
+      $ws::UUID, $from::DATE, $to::DATE, ${filter(params.userId, 'userId')},
+      ${filter(params.projectId, 'projectId')}, ${filter(params.clientId, 'clientId')},
+      $page::BIGINT, $perPage::BIGINT, with_days := ${!wholeMonths(params.from, params.to)}
+    )`;
+};
+
+/** Whether from..to covers whole calendar months only (YYYY-MM-DD dates). */
+export function wholeMonths(from: string, to: string): boolean {
+  const [y, m, d] = to.split('-').map(Number) as [number, number, number];
+  const lastDay = new Date(Date.UTC(y, m, 0)).getUTCDate();
+  return from.endsWith('-01') && d === lastDay;
+}
 
 // The row as DuckDB's JSON conversion hands it over: DECIMAL, BIGINT and DATE as text.
 // Checked once, so a change in the SQL is an error here rather than a wrong figure.
@@ -89,19 +103,6 @@ const sqlReportRow = z.object({
 });
 type SqlReportRow = z.infer<typeof sqlReportRow>;
 
-// The report's statement, prepared once per read-model connection (connections are pooled):
-// DuckDB spends about 100 ms planning the report's macros, which a prepared statement pays once.
-const statements = new WeakMap<DuckDBConnection, Promise<DuckDBPreparedStatement>>();
-
-function reportStatement(connection: DuckDBConnection): Promise<DuckDBPreparedStatement> {
-  let statement = statements.get(connection);
-  if (!statement) {
-    statement = connection.prepare(REPORT_SQL);
-    statements.set(connection, statement);
-  }
-  return statement;
-}
-
 /**
  * The profitability report of one workspace (decisions 8), answered from the read model in one
  * statement, so every figure comes from the same sync. `connection` must not be inside a
@@ -113,18 +114,16 @@ export async function loadProfitability(
 ): Promise<Profitability> {
   await connection.run('BEGIN TRANSACTION');
   try {
-    const statement = await reportStatement(connection);
-    statement.bind({
+    const reader = await connection.runAndReadAll(reportSql(params), {
       ws: params.workspaceId,
       from: params.from,
       to: params.to,
-      userId: params.userId ?? null,
-      projectId: params.projectId ?? null,
-      clientId: params.clientId ?? null,
+      ...(params.userId === undefined ? {} : { userId: params.userId }),
+      ...(params.projectId === undefined ? {} : { projectId: params.projectId }),
+      ...(params.clientId === undefined ? {} : { clientId: params.clientId }),
       page: params.page,
       perPage: params.perPage,
     });
-    const reader = await statement.runAndReadAll();
     const [row] = reader.getRowObjectsJson();
     if (!row) throw new Error('profitability_report returned no row');
     return reportRowToProfitability(sqlReportRow.parse(row), params);
