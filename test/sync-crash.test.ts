@@ -91,20 +91,21 @@ describe('a sync killed with SIGKILL resumes with nothing lost and nothing doubl
     return { url, pool, file: path.join(dir, 'read-model.duckdb') };
   }
 
-  it.each<FaultPoint>(['initial-load:mid-copy', 'initial-load:mid-apply'])(
-    'during the first load (%s)',
-    async (point) => {
-      const { url, pool, file } = await setUp();
-      expect(await syncInChild(url, file, point)).toBe('SIGKILL');
-      await changeThings(pool, 1);
-      const { store, readModel } = await catchUpInProcess(pool, url, file);
-      expect(readModel).toEqual(store);
-      const slots = await pool.query(
-        'SELECT slot_name FROM pg_replication_slots WHERE database = current_database()',
-      );
-      expect(slots.rowCount).toBe(1);
-    },
-  );
+  it.each<FaultPoint>([
+    'initial-load:mid-copy',
+    'initial-load:mid-apply',
+    'initial-load:before-summaries',
+  ])('during the first load (%s)', async (point) => {
+    const { url, pool, file } = await setUp();
+    expect(await syncInChild(url, file, point)).toBe('SIGKILL');
+    await changeThings(pool, 1);
+    const { store, readModel } = await catchUpInProcess(pool, url, file);
+    expect(readModel).toEqual(store);
+    const slots = await pool.query(
+      'SELECT slot_name FROM pg_replication_slots WHERE database = current_database()',
+    );
+    expect(slots.rowCount).toBe(1);
+  });
 
   it.each<FaultPoint>([
     'batch:before-write',

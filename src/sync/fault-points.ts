@@ -6,6 +6,7 @@
 export type FaultPoint =
   | 'initial-load:mid-copy'
   | 'initial-load:mid-apply'
+  | 'initial-load:before-summaries'
   | 'batch:before-write'
   | 'batch:before-commit'
   | 'batch:before-ack'
