@@ -11,6 +11,7 @@ describe('configuration from the environment', () => {
       port: 3000,
       tokenEnv: 'live',
       logLevel: 'warn',
+      recordCacheRows: 50_000,
     });
   });
 
@@ -19,6 +20,7 @@ describe('configuration from the environment', () => {
     [{ PORT: '70000' }, /^Invalid configuration: PORT /],
     [{ TOKEN_ENV: 'prod' }, /^Invalid configuration: TOKEN_ENV /],
     [{ DATABASE_URL: 'mysql://x' }, /^Invalid configuration: DATABASE_URL /],
+    [{ RECORD_CACHE_ROWS: '-1' }, /^Invalid configuration: RECORD_CACHE_ROWS /],
   ])('names the bad variable in one line: %j', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

@@ -41,21 +41,38 @@ export async function rebuildSummaries(duck: DuckDBConnection): Promise<void> {
   // Every payee was touched by some slice: its totals are built once, whole.
   await duck.run('DELETE FROM summary_dirty_payees');
   await duck.run('INSERT INTO payee_unpaid_totals FROM payee_unpaid_totals_for(true)');
+  // Month cells a run of consecutive months at a time, up to about a slice of entries: one
+  // month of a large workspace, a small workspace whole.
   const months = (
     await duck.runAndReadAll(
-      `SELECT DISTINCT workspace_id, entry_month(entry_date) AS month FROM time_entries
-       ORDER BY workspace_id, month`,
+      `SELECT CAST(workspace_id AS VARCHAR), CAST(entry_month(entry_date) AS VARCHAR) AS month,
+         count(*) AS entries
+       FROM time_entries GROUP BY ALL ORDER BY 1, 2`,
     )
-  ).getRows();
-  for (const [workspace, month] of months) {
+  ).getRows() as [string, string, bigint][];
+  let run: { workspace: string; months: string[]; entries: number } | null = null;
+  const flush = async () => {
+    if (!run) return;
+    const params: Record<string, string> = { workspace: run.workspace };
+    run.months.forEach((month, i) => (params[`m${i}`] = month));
+    const list = run.months.map((_, i) => `CAST($m${i} AS DATE)`).join(', ');
     await duck.run(
       `INSERT INTO summary_dirty_cells
        SELECT DISTINCT workspace_id, entry_month(entry_date), user_id, project_id FROM time_entries
-       WHERE workspace_id = $workspace AND entry_month(entry_date) = $month`,
-      { workspace: String(workspace), month: String(month) },
+       WHERE workspace_id = CAST($workspace AS UUID) AND entry_month(entry_date) IN (${list})`,
+      params,
     );
     await refreshCells(duck);
+    run = null;
+  };
+  for (const [workspace, month, entries] of months) {
+    if (run && (run.workspace !== workspace || run.entries + Number(entries) > ENTRIES_PER_SLICE))
+      await flush();
+    run ??= { workspace, months: [], entries: 0 };
+    run.months.push(month);
+    run.entries += Number(entries);
   }
+  await flush();
 }
 
 /** The ids a change file (`source`, columns as text) names, as UUIDs. */
