@@ -15,6 +15,7 @@ import { ReadModelStatus } from '../src/readmodel/read-model-status.ts';
 import { createKysely } from '../src/store/database.ts';
 import { fullSync } from '../src/sync/full-sync.ts';
 import { createToken } from '../src/tokens/token.repository.ts';
+import { monthOf } from '../src/reports/profitability/profitability.range.ts';
 import { todayIn } from '../src/time/calendar.ts';
 import { pgPayoutSummary, pgProfitability, pgUnpaidTimeFirstPage } from './pg-reports.ts';
 import { benchStore, log, percentile } from './support.ts';
@@ -90,7 +91,7 @@ try {
   );
   // The last whole month with work, and the twelve months ending with it.
   const monthFrom = last[0]!.month;
-  const monthTo = lastDay(monthFrom);
+  const monthTo = monthOf(monthFrom).to;
   const yearFrom = addMonths(monthFrom, -11);
   const today = todayIn(owner.timezone);
 
@@ -172,11 +173,6 @@ try {
   readModel.close();
 } finally {
   await bench.close();
-}
-
-function lastDay(monthStart: string): string {
-  const [y, m] = monthStart.split('-').map(Number) as [number, number];
-  return new Date(Date.UTC(y, m, 0)).toISOString().slice(0, 10);
 }
 
 function addMonths(monthStart: string, months: number): string {

@@ -1,4 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { SqlParams } from '../http/list/sql-params.ts';
 
 /**
  * Read-model tables of the summaries: derived in DuckDB from the copied tables, never copied
@@ -23,7 +24,7 @@ const ENTRIES_PER_SLICE = 1_000_000;
  * Builds every summary from scratch, inside the caller's open transaction (the first load's,
  * or a truncate's), so the summaries are equal to the rows they are loaded with. Entries and
  * month cells go through the same refreshes as a sync batch's, a slice at a time (entries by
- * hash, cells by workspace and month): in one statement, matching ten million entries against
+ * hash, cells by runs of a workspace's months): in one statement, matching ten million entries against
  * millions of bill and invoice lines would outgrow the read model's memory limit.
  */
 export async function rebuildSummaries(duck: DuckDBConnection): Promise<void> {
@@ -53,14 +54,13 @@ export async function rebuildSummaries(duck: DuckDBConnection): Promise<void> {
   let run: { workspace: string; months: string[]; entries: number } | null = null;
   const flush = async () => {
     if (!run) return;
-    const params: Record<string, string> = { workspace: run.workspace };
-    run.months.forEach((month, i) => (params[`m${i}`] = month));
-    const list = run.months.map((_, i) => `CAST($m${i} AS DATE)`).join(', ');
+    const params = new SqlParams();
     await duck.run(
       `INSERT INTO summary_dirty_cells
        SELECT DISTINCT workspace_id, entry_month(entry_date), user_id, project_id FROM time_entries
-       WHERE workspace_id = CAST($workspace AS UUID) AND entry_month(entry_date) IN (${list})`,
-      params,
+       WHERE workspace_id = ${params.bind(run.workspace, 'UUID')}
+         AND ${params.in('entry_month(entry_date)', run.months, 'DATE')}`,
+      params.values,
     );
     await refreshCells(duck);
     run = null;
@@ -217,13 +217,9 @@ export class SummaryUpdate {
   /** After every table of the flush is applied: refreshes the stale keys. */
   async refresh(duck: DuckDBConnection): Promise<void> {
     if (!this.touched) return;
-    await duck.run(
-      `DELETE FROM team_bill_line_sums WHERE bill_id IN (SELECT bill_id FROM summary_dirty_bills)`,
-    );
-    await duck.run('INSERT INTO team_bill_line_sums FROM team_bill_line_sums_for(false)');
-    await duck.run('DELETE FROM summary_dirty_bills');
+    await refreshKeys(duck, 'team_bill_line_sums', 'bill_id', 'summary_dirty_bills');
     await refreshEntries(duck);
-    await refreshTotals(duck);
+    await refreshKeys(duck, 'payee_unpaid_totals', 'payee_id', 'summary_dirty_payees');
     await refreshCells(duck);
     this.touched = false;
   }
@@ -258,14 +254,14 @@ async function refreshEntries(duck: DuckDBConnection): Promise<void> {
   await duck.run('DELETE FROM summary_dirty_entries');
 }
 
-/** payee_unpaid_totals for the payees in summary_dirty_payees, which it empties. */
-async function refreshTotals(duck: DuckDBConnection): Promise<void> {
-  await duck.run(
-    `DELETE FROM payee_unpaid_totals
-     WHERE payee_id IN (SELECT payee_id FROM summary_dirty_payees)`,
-  );
-  await duck.run('INSERT INTO payee_unpaid_totals FROM payee_unpaid_totals_for(false)');
-  await duck.run('DELETE FROM summary_dirty_payees');
+/**
+ * A summary keyed by one column, for the keys in its dirty table, which it empties: their rows
+ * deleted, then inserted again from the summary's macro `<table>_for(false)`.
+ */
+async function refreshKeys(duck: DuckDBConnection, table: string, key: string, dirty: string) {
+  await duck.run(`DELETE FROM ${table} WHERE ${key} IN (SELECT ${key} FROM ${dirty})`);
+  await duck.run(`INSERT INTO ${table} FROM ${table}_for(false)`);
+  await duck.run(`DELETE FROM ${dirty}`);
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { z } from 'zod';
+import { monthOf } from './profitability.range.ts';
 import { formatAmount } from '../../money/money.ts';
 import {
   primaryMetric,
@@ -39,9 +40,7 @@ const reportSql = (params: ProfitabilityParams) => {
 
 /** Whether from..to covers whole calendar months only (YYYY-MM-DD dates). */
 export function wholeMonths(from: string, to: string): boolean {
-  const [y, m, d] = to.split('-').map(Number) as [number, number, number];
-  const lastDay = new Date(Date.UTC(y, m, 0)).getUTCDate();
-  return from.endsWith('-01') && d === lastDay;
+  return from === monthOf(from).from && to === monthOf(to).to;
 }
 
 // The row as DuckDB's JSON conversion hands it over: DECIMAL, BIGINT and DATE as text.
