@@ -119,19 +119,11 @@ export async function readPage(connection: DuckDBConnection, request: PageReques
   if (late) {
     // DuckDB would otherwise compute every selected column of every matching row before its
     // top-N; here only the sort keys are, and the 51 rows' columns afterwards.
-    const keys = request.order.map((p, i) => `${keyExpression(p)} AS _s${i}`).join(', ');
-    const pageOrder = request.order
-      .map((p, i) => `_page._s${i} ${p.descending ? 'DESC' : 'ASC'} NULLS LAST`)
-      .join(', ');
-    const pageKeys = request.order
-      .map((_, i) => `CAST(_page._s${i} AS VARCHAR) AS _k${i}`)
-      .join(', ');
     text = `WITH ${request.with ? `${request.with}, ` : ''}_page AS (
-        SELECT r.id AS _id, ${keys} FROM ${filterFrom} WHERE ${condition}
-        ORDER BY ${orderBy(request.order)} LIMIT ${request.limit + 1})
-      SELECT ${request.select}, ${pageKeys}
+        ${chosenRows(request, filterFrom, condition)})
+      SELECT ${request.select}, ${pageKeyTexts(request.order)}
       FROM ${request.from} JOIN _page ON r.id = _page._id
-      ORDER BY ${pageOrder}`;
+      ORDER BY ${pageOrder(request.order)}`;
   } else {
     text = `${request.with ? `WITH ${request.with} ` : ''}SELECT ${request.select}, ${keyColumns(request.order)}
       FROM ${filterFrom} WHERE ${condition}
@@ -145,6 +137,30 @@ export async function readPage(connection: DuckDBConnection, request: PageReques
 }
 
 /**
+ * The page's rows chosen by the filter and sort columns alone: `_id` and the raw sort keys
+ * `_s0`, `_s1`, ..., one row more than the page to know whether more follow.
+ */
+function chosenRows(request: PageRequest, filterFrom: string, condition: string): string {
+  const sortKeys = request.order.map((p, i) => `${p.expression} AS _s${i}`).join(', ');
+  return `SELECT r.id AS _id, ${sortKeys} FROM ${filterFrom} WHERE ${condition}
+    ORDER BY ${orderBy(request.order)} LIMIT ${request.limit + 1}`;
+}
+
+/** The chosen rows' sort keys (`_page._sN`) as text for the cursor, `_k0`, `_k1`, ... */
+function pageKeyTexts(order: readonly OrderPart[]): string {
+  return order
+    .map(
+      (p, i) => `CAST(${keyExpression({ ...p, expression: `_page._s${i}` })} AS VARCHAR) AS _k${i}`,
+    )
+    .join(', ');
+}
+
+/** The chosen rows (`_page`) in the page's order. */
+function pageOrder(order: readonly OrderPart[]): string {
+  return order.map((p, i) => `_page._s${i} ${p.descending ? 'DESC' : 'ASC'} NULLS LAST`).join(', ');
+}
+
+/**
  * The page's ids and sort keys from DuckDB, its rows from the record cache; rows the cache
  * lacks are read by id. A row deleted between the two steps is left out of the page.
  */
@@ -155,16 +171,10 @@ async function readCachedPage(
   condition: string,
 ): Promise<Page> {
   const { cache, list } = request.records!;
-  // The sort keys as text for the cursor, of the chosen rows only (not of every candidate).
-  const sortKeys = request.order.map((p, i) => `${p.expression} AS _s${i}`).join(', ');
-  const keyTexts = request.order
-    .map((p, i) => `CAST(${keyExpression({ ...p, expression: `_s${i}` })} AS VARCHAR) AS _k${i}`)
-    .join(', ');
   const keys = await connection.runAndReadAll(
-    `${request.with ? `WITH ${request.with} ` : ''}SELECT _id, ${keyTexts} FROM (
-       SELECT r.id AS _id, ${sortKeys} FROM ${filterFrom} WHERE ${condition}
-       ORDER BY ${orderBy(request.order)} LIMIT ${request.limit + 1}) _page
-     ORDER BY ${request.order.map((p, i) => `_s${i} ${p.descending ? 'DESC' : 'ASC'} NULLS LAST`).join(', ')}`,
+    `${request.with ? `WITH ${request.with} ` : ''}SELECT _page._id, ${pageKeyTexts(request.order)}
+     FROM (${chosenRows(request, filterFrom, condition)}) _page
+     ORDER BY ${pageOrder(request.order)}`,
     { ...request.params.values, ...request.extraParams },
   );
   const chosen = keys.getRowObjectsJS() as Record<string, unknown>[];
