@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createToken, TokenUseRecorder } from '../src/tokens/token.repository.ts';
 import { createHarness, type Harness } from './support/harness.ts';
 import { smallSnapshot, tinySnapshot, TOKENS } from './support/small-snapshot.ts';
 
@@ -15,6 +16,14 @@ describe('authentication and access (decisions 2)', () => {
     await h.sync();
   });
   afterAll(() => h.close());
+
+  const lastUsed = async (prefix: string) =>
+    (
+      await h.pool.query<{ last_used_at: Date | null }>(
+        'SELECT last_used_at FROM api_tokens WHERE prefix = $1',
+        [prefix],
+      )
+    ).rows[0]!.last_used_at;
 
   const get = (url: string, token?: string) =>
     h.app.inject({
@@ -137,6 +146,45 @@ describe('authentication and access (decisions 2)', () => {
     const res = await get('/api/v1/team-payouts/summary?currency=EURO', TOKENS.owner);
     expect(res.statusCode).toBe(422);
     expect(res.json().error.code).toBe('validation_failed');
+  });
+
+  it("records a token's use in last_used_at", async () => {
+    const { token, prefix } = await createToken(h.db, {
+      workspaceId: '10000000-0000-4000-8000-000000000001',
+      userId: '20000000-0000-4000-8000-000000000001',
+      scopes: ['read'],
+      env: 'test',
+    });
+    expect(await lastUsed(prefix)).toBeNull();
+    expect((await get('/api/v1/me', token)).statusCode).toBe(200);
+    // The write follows the answer; give it a moment.
+    await expect.poll(async () => (await lastUsed(prefix)) !== null, { timeout: 5000 }).toBe(true);
+  });
+
+  it('writes last_used_at at most once a minute per token', async () => {
+    let now = Date.parse('2026-03-01T10:00:00Z');
+    await h.pool.query("UPDATE api_tokens SET last_used_at = NULL WHERE prefix = 'RevokPrefix1'");
+    const uses = new TokenUseRecorder(h.db, () => now);
+    await uses.record('RevokPrefix1');
+    expect(await lastUsed('RevokPrefix1')).toEqual(new Date(now));
+    const first = now;
+    now += 59_000;
+    await uses.record('RevokPrefix1');
+    expect(await lastUsed('RevokPrefix1')).toEqual(new Date(first));
+    now += 2_000;
+    await uses.record('RevokPrefix1');
+    expect(await lastUsed('RevokPrefix1')).toEqual(new Date(now));
+  });
+
+  it('sends no query for a use within the minute (the process remembers its last write)', async () => {
+    let now = Date.parse('2026-03-01T10:00:00Z');
+    const uses = new TokenUseRecorder(h.db, () => now);
+    await uses.record('RevokPrefix1');
+    // Were the UPDATE sent, its `last_used_at IS NULL` branch would write this row again.
+    await h.pool.query("UPDATE api_tokens SET last_used_at = NULL WHERE prefix = 'RevokPrefix1'");
+    now += 30_000;
+    await uses.record('RevokPrefix1');
+    expect(await lastUsed('RevokPrefix1')).toBeNull();
   });
 
   it('carries X-Data-As-Of on GET responses', async () => {

@@ -17,6 +17,7 @@ import { loadServerSecret } from '../store/server-secret.ts';
 import { CursorCodec } from './list/cursor.ts';
 import type { Database, TokenEnv } from '../store/schema.ts';
 import { authenticate } from './auth.ts';
+import { TokenUseRecorder } from '../tokens/token.repository.ts';
 import { ConnectionPool } from '../readmodel/connection-pool.ts';
 import { RecordCache } from '../readmodel/record-cache.ts';
 import { registerJsonBodyParser } from './json-body.ts';
@@ -72,10 +73,11 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   registerJsonBodyParser(app);
 
   const rateLimiter = new TokenBucketLimiter(deps.rateLimit);
+  const tokenUses = new TokenUseRecorder(deps.db);
   app.addHook('onRequest', async (request, reply) => {
     void reply.header('X-Request-Id', request.id);
     if (request.url.startsWith(`${API_PREFIX}/`) && !PUBLIC_PATHS.has(request.url.split('?')[0]!)) {
-      request.caller = await authenticate(deps.db, deps.tokenEnv, request);
+      request.caller = await authenticate(deps.db, deps.tokenEnv, request, tokenUses);
       enforceRateLimit(rateLimiter, request.caller.tokenPrefix, reply);
     }
   });

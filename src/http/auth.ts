@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database, TokenEnv } from '../store/schema.ts';
 import { parseToken, secretMatches } from '../tokens/token-format.ts';
-import { findTokenIdentity, touchToken } from '../tokens/token.repository.ts';
+import { findTokenIdentity, type TokenUseRecorder } from '../tokens/token.repository.ts';
 import type { Caller } from './caller.ts';
 import { forbiddenPlan, unauthenticated } from './errors.ts';
 
@@ -18,6 +18,7 @@ export async function authenticate(
   db: Kysely<Database>,
   serverEnv: TokenEnv,
   request: FastifyRequest,
+  uses: TokenUseRecorder,
 ): Promise<Caller> {
   const header = request.headers.authorization;
   const match = header === undefined ? null : /^Bearer ([^\s]+)$/.exec(header);
@@ -29,9 +30,9 @@ export async function authenticate(
   if (!identity || !matches || identity.revokedAt !== null || identity.env !== serverEnv)
     throw unauthenticated();
   if (!API_PLANS.has(identity.plan)) throw forbiddenPlan('studio', 'api');
-  touchToken(db, identity.prefix).catch((error: unknown) =>
-    request.log.warn({ err: error }, 'could not record token use'),
-  );
+  uses
+    .record(identity.prefix)
+    .catch((error: unknown) => request.log.warn({ err: error }, 'could not record token use'));
   const { secretSha256: _secret, revokedAt: _revoked, prefix, ...caller } = identity;
   return { ...caller, tokenPrefix: prefix };
 }

@@ -139,17 +139,40 @@ export async function findTokenIdentity(
     .executeTakeFirst();
 }
 
-/** Records use, at most once a minute per token so that reads do not turn into a write each. */
-export async function touchToken(db: Kysely<Database>, prefix: string): Promise<void> {
-  await db
-    .updateTable('api_tokens')
-    .set({ last_used_at: new Date() })
-    .where('prefix', '=', prefix)
-    .where((eb) =>
-      eb.or([
-        eb('last_used_at', 'is', null),
-        eb('last_used_at', '<', new Date(Date.now() - 60_000)),
-      ]),
-    )
-    .execute();
+/** How often a token's last use is written: reads should not each turn into a write. */
+export const TOKEN_USE_INTERVAL_MS = 60_000;
+
+/**
+ * Records a token's use in `last_used_at`, at most once a minute per token. The process
+ * remembers when it last wrote each token, so most requests cost no query at all; the
+ * condition in the UPDATE keeps several servers sharing the store to one write a minute too.
+ */
+export class TokenUseRecorder {
+  private readonly written = new Map<string, number>();
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Resolves when the write (if one was due) has finished. */
+  async record(prefix: string): Promise<void> {
+    const now = this.now();
+    const last = this.written.get(prefix);
+    if (last !== undefined && now - last < TOKEN_USE_INTERVAL_MS) return;
+    // Bounded: a process sees few tokens, but a flood of distinct valid ones must not grow it.
+    if (this.written.size >= 10_000) this.written.clear();
+    this.written.set(prefix, now);
+    await this.db
+      .updateTable('api_tokens')
+      .set({ last_used_at: new Date(now) })
+      .where('prefix', '=', prefix)
+      .where((eb) =>
+        eb.or([
+          eb('last_used_at', 'is', null),
+          eb('last_used_at', '<', new Date(now - TOKEN_USE_INTERVAL_MS)),
+        ]),
+      )
+      .execute();
+  }
 }
