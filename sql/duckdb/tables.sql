@@ -492,6 +492,26 @@ CREATE TABLE IF NOT EXISTS summary_dirty_cells (
   project_id UUID NOT NULL
 );
 
+-- Scratch of one profitability report (sql/duckdb/views/profitability_report.sql): the cells of
+-- the days of partly covered months, inserted by the report's own read transaction and rolled
+-- back with it, so no other transaction ever sees them.
+CREATE TABLE IF NOT EXISTS profitability_report_day_cells (
+  workspace_id UUID NOT NULL,
+  month DATE NOT NULL,
+  user_id UUID,
+  project_id UUID,
+  metric VARCHAR,
+  currency VARCHAR,
+  fx_rate_id UUID,
+  native_e4 HUGEINT,
+  converted_e4 HUGEINT,
+  missing_e4 HUGEINT,
+  fx_missing BOOLEAN NOT NULL,
+  needs_fx BOOLEAN NOT NULL,
+  missing_pay_rate BOOLEAN NOT NULL,
+  unbilled_seconds HUGEINT NOT NULL
+);
+
 -- payee_unpaid_totals_for(true): per payee, rate currency (NULL: no rate at the entry's date)
 -- and billable, the figures of its payable entries in payee_entry_pay.
 CREATE TABLE IF NOT EXISTS payee_unpaid_totals (

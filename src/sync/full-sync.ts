@@ -19,6 +19,8 @@ const LOCAL_TABLES = new Set<string>([
   'sync_pending_slots',
   'currencies',
   'read_model_meta',
+  // Scratch of a profitability report's own read transaction (never committed).
+  'profitability_report_day_cells',
   ...SEARCH_TABLES,
   ...SUMMARY_TABLES,
 ]);

@@ -22,31 +22,42 @@ export interface ProfitabilityParams {
   perPage: number;
 }
 
-// The rules live in the table macros of sql/duckdb/views/profitability_*.sql; this statement
-// only binds the caller's values to them. Two things are constants of the text rather than
-// parameters, so that DuckDB plans them away: with_days false (a range of whole months: the
-// per-day computation is left out of the plan), and a NULL for each filter not asked for.
-const reportSql = (params: ProfitabilityParams) => {
+// The rules live in the table macros of sql/duckdb/views/profitability_*.sql; these statements
+// only bind the caller's values to them. A filter not asked for is a NULL constant of the text
+// rather than a parameter, so that DuckDB plans it away.
+const filterArgs = (params: ProfitabilityParams) => {
   const filter = (value: string | undefined, name: string) =>
     value === undefined ? 'NULL::UUID' : `$${name}::UUID`;
-  return `
-    SELECT *
-    FROM profitability_report(
-      $ws::UUID, $from::DATE, $to::DATE, ${filter(params.userId, 'userId')},
-      ${filter(params.projectId, 'projectId')}, ${filter(params.clientId, 'clientId')},
-      $page::BIGINT, $perPage::BIGINT, with_days := ${!wholeMonths(params.from, params.to)}
-    )`;
+  return `${filter(params.userId, 'userId')}, ${filter(params.projectId, 'projectId')}, ${filter(params.clientId, 'clientId')}`;
 };
+
+const reportSql = (params: ProfitabilityParams) => `
+  SELECT *
+  FROM profitability_report(
+    $ws::UUID, $from::DATE, $to::DATE, ${filterArgs(params)}, $page::BIGINT, $perPage::BIGINT
+  )`;
+
+// The days of partly covered months, computed from the entries into the report's scratch table.
+const dayCellsSql = (params: ProfitabilityParams) => `
+  INSERT INTO profitability_report_day_cells BY NAME
+  SELECT $ws::UUID AS workspace_id, *
+  FROM profitability_cells(
+    $ws::UUID, $from::DATE, $to::DATE, ${filterArgs(params)},
+    skip_from := profitability_whole_from($from::DATE, $to::DATE),
+    skip_to := profitability_whole_to($from::DATE, $to::DATE)
+  )`;
 
 /** Whether from..to covers whole calendar months only (YYYY-MM-DD dates). */
 export function wholeMonths(from: string, to: string): boolean {
   return from === monthOf(from).from && to === monthOf(to).to;
 }
 
-// The row as DuckDB's JSON conversion hands it over: DECIMAL, BIGINT and DATE as text.
-// Checked once, so a change in the SQL is an error here rather than a wrong figure.
-const integerText = z.string().regex(/^\d+$/);
+// The rows as DuckDB's JSON conversion hands them over: DECIMAL, BIGINT and DATE as text.
+// Checked once per part, so a change in the SQL is an error here rather than a wrong figure.
+const integerText = z.string().regex(/^-?\d+$/);
+const position = integerText;
 const sqlMetricsRow = z.object({
+  position: position.nullable(),
   user_id: z.string().nullable(),
   payee_id: z.string().nullable(),
   name: z.string().nullable(),
@@ -65,77 +76,124 @@ const sqlMetricsRow = z.object({
   missing_fx: z.boolean(),
   missing_pay_rate: z.boolean(),
   missing_metrics: z.array(profitabilityMetric),
-  native_amounts: z
-    .array(z.object({ currency: z.string(), metric: profitabilityMetric, amount: z.string() }))
-    .nullable(),
 });
 type SqlMetricsRow = z.infer<typeof sqlMetricsRow>;
-
-const sqlNativeSums = z.array(z.object({ currency: z.string(), amount: z.string() })).nullable();
-
-const sqlReportRow = z.object({
+const sqlNativeAmount = z.object({
+  level: integerText,
+  position,
+  user_id: z.string().nullable(),
+  project_id: z.string().nullable(),
+  currency: z.string(),
+  metric: profitabilityMetric,
+  amount: z.string(),
+});
+const sqlCounts = z.object({
   base_currency: z.string(),
   member_total: integerText,
   missing_rate_count: integerText,
-  summary: sqlMetricsRow,
-  members: z
-    .array(z.object({ member: sqlMetricsRow, projects: z.array(sqlMetricsRow).nullable() }))
-    .nullable(),
-  missing_fx: z
-    .array(z.object({ metric: primaryMetric, from_currency: z.string(), amount: z.string() }))
-    .nullable(),
-  fx_rates: z
-    .array(
-      z.object({
-        id: z.string(),
-        from_currency: z.string(),
-        to_currency: z.string(),
-        effective_from: z.string(),
-        created_at_ms: z.string().regex(/^-?\d+$/),
-        used: z.boolean(),
-        rate: z.string(),
-      }),
-    )
-    .nullable(),
-  unallocated_revenue: sqlNativeSums,
-  unreconciled_receipts: sqlNativeSums,
 });
-type SqlReportRow = z.infer<typeof sqlReportRow>;
+const sqlMissingFx = z.object({
+  position,
+  currency: z.string(),
+  metric: primaryMetric,
+  amount: z.string(),
+});
+const sqlFxRate = z.object({
+  position,
+  fx_rate_id: z.string(),
+  currency: z.string(),
+  to_currency: z.string(),
+  effective_from: z.string(),
+  created_at_ms: integerText,
+  used: z.boolean(),
+  rate: z.string(),
+});
+const sqlNativeSum = z.object({ position, currency: z.string(), amount: z.string() });
 
 /**
  * The profitability report of one workspace (decisions 8), answered from the read model in one
- * statement, so every figure comes from the same sync. `connection` must not be inside a
- * transaction already.
+ * read transaction, so every figure comes from the same sync. `connection` must not be inside
+ * a transaction already.
  */
 export async function loadProfitability(
   connection: DuckDBConnection,
   params: ProfitabilityParams,
 ): Promise<Profitability> {
+  const values = {
+    ws: params.workspaceId,
+    from: params.from,
+    to: params.to,
+    ...(params.userId === undefined ? {} : { userId: params.userId }),
+    ...(params.projectId === undefined ? {} : { projectId: params.projectId }),
+    ...(params.clientId === undefined ? {} : { clientId: params.clientId }),
+  };
   await connection.run('BEGIN TRANSACTION');
   try {
+    if (!wholeMonths(params.from, params.to)) await connection.run(dayCellsSql(params), values);
     const reader = await connection.runAndReadAll(reportSql(params), {
-      ws: params.workspaceId,
-      from: params.from,
-      to: params.to,
-      ...(params.userId === undefined ? {} : { userId: params.userId }),
-      ...(params.projectId === undefined ? {} : { projectId: params.projectId }),
-      ...(params.clientId === undefined ? {} : { clientId: params.clientId }),
+      ...values,
       page: params.page,
       perPage: params.perPage,
     });
-    const [row] = reader.getRowObjectsJson();
-    if (!row) throw new Error('profitability_report returned no row');
-    return reportRowToProfitability(sqlReportRow.parse(row), params);
+    return reportRowsToProfitability(reader.getRowObjectsJson(), params);
   } finally {
-    // Nothing was written: ROLLBACK ends the read transaction, also after a failed read.
+    // Nothing is kept: ROLLBACK ends the read transaction and drops the scratch day cells,
+    // also after a failed read.
     await connection.run('ROLLBACK');
   }
 }
 
-/** Turns the row of profitability_report into the API record: camelCase, money at its scale. */
-function reportRowToProfitability(row: SqlReportRow, params: ProfitabilityParams): Profitability {
-  const base = row.base_currency;
-  const toRow = (metrics: SqlMetricsRow) => metricsRowToRecord(metrics, base, params);
+/**
+ * Nests the flat rows of profitability_report into the API record (camelCase, money at its
+ * scale): every figure and every order comes from the SQL, each list is put in its rows'
+ * `position` order.
+ */
+function reportRowsToProfitability(rows: unknown[], params: ProfitabilityParams): Profitability {
+  const parts = new Map<string, Record<string, unknown>[]>();
+  for (const row of rows) {
+    const record = row as Record<string, unknown>;
+    const part = String(record.part);
+    const list = parts.get(part);
+    if (list) list.push(record);
+    else parts.set(part, [record]);
+  }
+  const listOf = <T extends { position: string | null }>(part: string, schema: z.ZodType<T>) =>
+    (parts.get(part) ?? [])
+      .map((row) => schema.parse(row))
+      .sort((a, b) => Number(a.position) - Number(b.position));
+  const [counts] = listOf('counts', sqlCounts.extend({ position: position.nullable() }));
+  const [summary] = listOf('summary', sqlMetricsRow);
+  if (!counts || !summary) throw new Error('profitability_report returned no counts or summary');
+  const base = counts.base_currency;
+
+  // Native amounts by the row they belong to: level, user and project.
+  const nativeKey = (level: string, userId: string | null, projectId: string | null) =>
+    `${level}/${userId ?? ''}/${projectId ?? ''}`;
+  const natives = new Map<string, Profitability['summary']['nativeAmounts']>();
+  for (const n of listOf('native', sqlNativeAmount)) {
+    const key = nativeKey(n.level, n.user_id, n.project_id);
+    const amount = {
+      currency: n.currency,
+      metric: n.metric,
+      amount: formatAmount(n.amount, n.currency),
+    };
+    const list = natives.get(key);
+    if (list) list.push(amount);
+    else natives.set(key, [amount]);
+  }
+  const toRow = (metrics: SqlMetricsRow, level: string) =>
+    metricsRowToRecord(
+      metrics,
+      base,
+      params,
+      natives.get(nativeKey(level, metrics.user_id, metrics.project_id)) ?? [],
+    );
+  const projects = listOf('project', sqlMetricsRow);
+  const sums = (part: string) =>
+    listOf(part, sqlNativeSum).map(({ currency, amount }) => ({
+      currency,
+      amount: formatAmount(amount, currency),
+    }));
   return {
     from: params.from,
     to: params.to,
@@ -143,31 +201,28 @@ function reportRowToProfitability(row: SqlReportRow, params: ProfitabilityParams
     baseCurrency: base,
     page: params.page,
     perPage: params.perPage,
-    memberTotal: safeInteger(row.member_total),
-    missingRateCount: safeInteger(row.missing_rate_count),
-    summary: toRow(row.summary),
-    members: (row.members ?? []).map(({ member, projects }): ProfitabilityMember => ({
-      ...toRow(member),
-      projectCount: projects?.length ?? 0,
-      projects: (projects ?? []).map(toRow),
-    })),
-    unallocatedRevenue: (row.unallocated_revenue ?? []).map(({ currency, amount }) => ({
-      currency,
-      amount: formatAmount(amount, currency),
-    })),
-    unreconciledReceipts: (row.unreconciled_receipts ?? []).map(({ currency, amount }) => ({
-      currency,
-      amount: formatAmount(amount, currency),
-    })),
-    missingFx: (row.missing_fx ?? []).map((m) => ({
-      fromCurrency: m.from_currency,
+    memberTotal: safeInteger(counts.member_total),
+    missingRateCount: safeInteger(counts.missing_rate_count),
+    summary: toRow(summary, '3'),
+    members: listOf('member', sqlMetricsRow).map((member): ProfitabilityMember => {
+      const own = projects.filter((p) => p.user_id === member.user_id);
+      return {
+        ...toRow(member, '1'),
+        projectCount: own.length,
+        projects: own.map((p) => toRow(p, '0')),
+      };
+    }),
+    unallocatedRevenue: sums('unallocated_revenue'),
+    unreconciledReceipts: sums('unreconciled_receipts'),
+    missingFx: listOf('missing_fx', sqlMissingFx).map((m) => ({
+      fromCurrency: m.currency,
       toCurrency: base,
-      amount: formatAmount(m.amount, m.from_currency),
+      amount: formatAmount(m.amount, m.currency),
       metric: m.metric,
     })),
-    fxRates: (row.fx_rates ?? []).map((r) => ({
-      id: r.id,
-      fromCurrency: r.from_currency,
+    fxRates: listOf('fx_rate', sqlFxRate).map((r) => ({
+      id: r.fx_rate_id,
+      fromCurrency: r.currency,
       toCurrency: r.to_currency,
       effectiveFrom: r.effective_from,
       createdAt: new Date(Number(r.created_at_ms)).toISOString(),
@@ -181,6 +236,7 @@ function metricsRowToRecord(
   row: SqlMetricsRow,
   base: string,
   params: ProfitabilityParams,
+  nativeAmounts: ProfitabilityRow['nativeAmounts'],
 ): ProfitabilityRow {
   const money = (amount: string) => formatAmount(amount, base);
   return {
@@ -202,11 +258,7 @@ function metricsRowToRecord(
     missingFx: row.missing_fx,
     missingPayRate: row.missing_pay_rate,
     missingMetrics: row.missing_metrics,
-    nativeAmounts: (row.native_amounts ?? []).map((n) => ({
-      currency: n.currency,
-      metric: n.metric,
-      amount: formatAmount(n.amount, n.currency),
-    })),
+    nativeAmounts,
     links: rowLinks(row, params),
   };
 }
