@@ -98,7 +98,7 @@ export async function answerList<Q extends ListParams>(
   if (last !== null && last.length !== order.length) throw invalidCursor();
 
   const page = await readPage(connection, {
-    ...(search ? { with: `_search AS (${search.sql})` } : {}),
+    ...(search ? { with: searchMatches(search.sql) } : {}),
     select: endpoint.select,
     from: endpoint.from,
     ...(endpoint.rowsFrom ? { rowsFrom: endpoint.rowsFrom } : {}),
@@ -123,6 +123,22 @@ export async function answerList<Q extends ListParams>(
       nextCursor: page.nextKey ? cursors.encode(binding, page.nextKey) : null,
     },
   };
+}
+
+/**
+ * The WITH clause `_search(record_id, rank)` of a search's matches. They go through one list
+ * and back (an aggregate and an unnest), which costs little but hides their count from
+ * DuckDB's estimator: it takes the matches for one row and builds the join's hash table on
+ * them, not on every record of the workspace. Its estimate for the matches themselves (a
+ * GROUP BY over the postings) is about a hundred times too high, and building on 200k
+ * invoices took 12-15 ms of a search's 17.
+ */
+function searchMatches(matchSql: string): string {
+  return `_search_matches AS (${matchSql}),
+    _search AS (
+      SELECT unnest(list({'record_id': record_id, 'rank': rank}), recursive := true)
+      FROM _search_matches
+    )`;
 }
 
 /** The sort as key parts, ending with `id`; `relevance` ranks, then falls back on the default sort. */
