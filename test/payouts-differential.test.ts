@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { todayIn } from '../src/time/calendar.ts';
 import { createHarness, type Harness } from './support/harness.ts';
-import { generatedWorkspace, type GeneratedWorkspace } from './support/generated-workspaces.ts';
+import {
+  generatedWorkspace,
+  smallWorkspaceOptions,
+  type GeneratedWorkspace,
+} from './support/generated-workspaces.ts';
 import {
   billFigures,
   payoutSummary,
@@ -23,15 +27,6 @@ type Body = Record<string, any>;
 const WORKSPACES = Number(process.env.DIFFERENTIAL_WORKSPACES ?? 200);
 /** Each comparison runs hundreds of reports: minutes on two busy cores. */
 const LONG = 900_000;
-
-function optionsFor(seed: number) {
-  return {
-    seed,
-    timeEntries: 30 + ((seed * 7919) % 220),
-    clients: 5 + (seed % 4),
-    members: 4 + (seed % 5),
-  };
-}
 
 const withoutLinks = (record: Body): Body => {
   const { links: _links, ...rest } = record;
@@ -57,7 +52,7 @@ describe(`team payouts: DuckDB views equal the reference on ${WORKSPACES} genera
   beforeAll(async () => {
     h = await createHarness();
     for (let seed = 1; seed <= WORKSPACES; seed++)
-      workspaces.push(await generatedWorkspace(h.pool, optionsFor(seed)));
+      workspaces.push(await generatedWorkspace(h.pool, smallWorkspaceOptions(seed)));
     await h.sync();
   }, LONG);
   afterAll(() => h.close());

@@ -6,7 +6,11 @@ import {
   type PgProfitabilityOptions,
 } from '../bench/pg-reports.ts';
 import { todayIn } from '../src/time/calendar.ts';
-import { generatedWorkspace, type GeneratedWorkspace } from './support/generated-workspaces.ts';
+import {
+  generatedWorkspace,
+  smallWorkspaceOptions,
+  type GeneratedWorkspace,
+} from './support/generated-workspaces.ts';
 import { createHarness, type Harness } from './support/harness.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are compared by value
@@ -24,15 +28,6 @@ const WORKSPACES = 20;
 const SETUP_TIMEOUT = 300_000;
 const COMPARE_TIMEOUT = 120_000;
 
-function optionsFor(seed: number) {
-  return {
-    seed,
-    timeEntries: 30 + ((seed * 7919) % 220),
-    clients: 5 + (seed % 4),
-    members: 4 + (seed % 5),
-  };
-}
-
 /** The generator's data runs from 2025-06 to 2026-11 (its default today is 2026-11-15). */
 const RANGES = {
   month: { from: '2026-10-01', to: '2026-10-31' },
@@ -49,7 +44,7 @@ describe(`the PostgreSQL report baseline equals the API on ${WORKSPACES} generat
   beforeAll(async () => {
     h = await createHarness();
     for (let seed = 1001; seed < 1001 + WORKSPACES; seed++)
-      workspaces.push(await generatedWorkspace(h.pool, optionsFor(seed)));
+      workspaces.push(await generatedWorkspace(h.pool, smallWorkspaceOptions(seed)));
     await h.sync();
   }, SETUP_TIMEOUT);
   afterAll(() => h?.close());

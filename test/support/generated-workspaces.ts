@@ -18,6 +18,19 @@ export interface GeneratedWorkspace {
 }
 
 /**
+ * The generator's options for the `seed`-th small workspace of the report comparisons: 30-249
+ * entries, 5-8 clients, 4-8 members, varying with the seed.
+ */
+export function smallWorkspaceOptions(seed: number): GenerateOptions {
+  return {
+    seed,
+    timeEntries: 30 + ((seed * 7919) % 220),
+    clients: 5 + (seed % 4),
+    members: 4 + (seed % 5),
+  };
+}
+
+/**
  * Generates a workspace with the snapshot generator, imports it into the store, and exports
  * it back: the exported document is exactly what the store holds (ids, timestamps, defaults),
  * which is what an independent computation must start from.
