@@ -57,6 +57,10 @@ export function parseAmount(text: string, currency: string): ParseResult {
 
 /** Rounds half away from zero to `scale` digits and prints exactly that many. */
 export function formatDecimal(value: Money | string, scale: number): string {
+  if (typeof value === 'string') {
+    const plain = formatWithoutRounding(value, scale);
+    if (plain !== undefined) return plain;
+  }
   const d = typeof value === 'string' ? new Money(value) : value;
   const rounded = d.toDecimalPlaces(scale, Decimal.ROUND_HALF_UP);
   // decimal.js keeps a negative zero sign through rounding; money never shows "-0.00".
@@ -66,4 +70,23 @@ export function formatDecimal(value: Money | string, scale: number): string {
 /** Formats an amount with its currency's scale ("150.00", JPY "150", KWD "1.500"). */
 export function formatAmount(value: Money | string, currency: string): string {
   return formatDecimal(value, currencyScale(currency) ?? 2);
+}
+
+const PLAIN_DECIMAL = /^(-?)(0|[1-9]\d*)(?:\.(\d+))?$/;
+
+/**
+ * The text of a plain decimal (DuckDB's "-12.3400") at `scale` when that needs no rounding
+ * (every digit past the scale is 0), by cutting and padding digits: the same text as
+ * formatDecimal's, without building a Decimal. A report formats thousands of already rounded
+ * sums. Undefined when rounding, or another form of number, needs decimal.js.
+ */
+function formatWithoutRounding(text: string, scale: number): string | undefined {
+  const match = PLAIN_DECIMAL.exec(text);
+  if (!match) return undefined;
+  const [, sign, whole, fraction = ''] = match;
+  if (/[1-9]/.test(fraction.slice(scale))) return undefined;
+  const digits = fraction.slice(0, scale).padEnd(scale, '0');
+  // Money never shows "-0.00".
+  const zero = whole === '0' && !/[1-9]/.test(digits);
+  return `${zero ? '' : sign}${whole}${scale > 0 ? `.${digits}` : ''}`;
 }

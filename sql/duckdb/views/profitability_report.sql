@@ -1,6 +1,6 @@
 -- The profitability report, view=work (decisions 8 and 9), as flat rows of one union, each
 -- tagged with its `part`, which src/reports/profitability/profitability.query.ts nests into the
--- API record without computing anything (flat rows plan and run several times faster than one
+-- API record without computing anything; money leaves as its exact decimal text (flat rows plan and run several times faster than one
 -- row of sorted struct lists):
 --   'counts'    base_currency; member_total = members (users with at least one entry left after
 --               the filters); missing_rate_count = members with missing_pay_rate
@@ -174,17 +174,20 @@ metric_rows AS (
     mo.name,
     c.project_id,
     pr.name AS project_name,
-    money_of_e4(c.billed_net_e4) AS billed_net,
-    money_of_e4(c.collected_net_e4) AS collected_net,
-    money_of_e4(c.approved_cost_e4 + c.estimated_cost_e4) AS compensation_cost,
-    money_of_e4(c.approved_cost_e4) AS approved_cost,
-    money_of_e4(c.estimated_cost_e4) AS estimated_cost,
-    money_of_e4(c.paid_e4) AS paid,
-    money_of_e4(c.approved_cost_e4 - c.paid_e4) AS pending,
-    money_of_e4(c.billed_net_e4 - (c.approved_cost_e4 + c.estimated_cost_e4)) AS margin,
+    money_text_of_e4(c.billed_net_e4) AS billed_net,
+    money_text_of_e4(c.collected_net_e4) AS collected_net,
+    money_text_of_e4(c.approved_cost_e4 + c.estimated_cost_e4) AS compensation_cost,
+    money_text_of_e4(c.approved_cost_e4) AS approved_cost,
+    money_text_of_e4(c.estimated_cost_e4) AS estimated_cost,
+    money_text_of_e4(c.paid_e4) AS paid,
+    money_text_of_e4(c.approved_cost_e4 - c.paid_e4) AS pending,
+    money_text_of_e4(c.billed_net_e4 - (c.approved_cost_e4 + c.estimated_cost_e4)) AS margin,
     CASE
       WHEN c.billed_net_e4 <> 0
-        THEN e4_percent(c.billed_net_e4 - (c.approved_cost_e4 + c.estimated_cost_e4), c.billed_net_e4)
+        THEN CAST(
+          e4_percent(c.billed_net_e4 - (c.approved_cost_e4 + c.estimated_cost_e4), c.billed_net_e4)
+          AS VARCHAR
+        )
     END AS margin_percent,
     CAST(c.client_unbilled_seconds AS BIGINT) AS client_unbilled_seconds,
     c.billed_net_fx_missing OR c.collected_net_fx_missing OR c.approved_cost_fx_missing
@@ -256,7 +259,7 @@ SELECT
   project_id,
   currency,
   metric,
-  amount
+  CAST(amount AS VARCHAR) AS amount
 FROM native_amounts
 WHERE amount <> 0
 UNION ALL BY NAME
@@ -271,7 +274,7 @@ SELECT
   row_number() OVER (ORDER BY profitability_metric_position(metric), currency) AS position,
   currency,
   metric,
-  money_of_e4(sum(missing_e4)) AS amount
+  money_text_of_e4(sum(missing_e4)) AS amount
 FROM cells
 WHERE fx_missing
 GROUP BY metric, currency
@@ -293,16 +296,18 @@ WHERE r.workspace_id = ws
 UNION ALL BY NAME
 SELECT
   'unallocated_revenue' AS part,
-  row_number() OVER (ORDER BY currency, amount) AS position,
-  currency,
-  amount
-FROM profitability_unallocated_revenue(ws, d_from, d_to, user_filter, project_filter, client_filter)
+  row_number() OVER (ORDER BY u.currency, u.amount) AS position,
+  u.currency,
+  CAST(u.amount AS VARCHAR) AS amount
+FROM profitability_unallocated_revenue(
+  ws, d_from, d_to, user_filter, project_filter, client_filter
+) u
 UNION ALL BY NAME
 SELECT
   'unreconciled_receipts' AS part,
-  row_number() OVER (ORDER BY currency, amount) AS position,
-  currency,
-  amount
+  row_number() OVER (ORDER BY x.currency, x.amount) AS position,
+  x.currency,
+  CAST(x.amount AS VARCHAR) AS amount
 FROM profitability_unreconciled_receipts(
   ws, d_from, d_to, user_filter, project_filter, client_filter
-);
+) x;
