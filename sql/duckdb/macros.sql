@@ -37,9 +37,6 @@ CREATE OR REPLACE MACRO money_e4(amount) AS
 CREATE OR REPLACE MACRO money_of_e4(e4) AS
   CAST(CAST(e4 AS DECIMAL(38, 0)) * 0.0001 AS DECIMAL(38, 4));
 
--- The same as exact decimal text ("-12.3400"), for rows that leave DuckDB as JSON text.
-CREATE OR REPLACE MACRO money_text_of_e4(e4) AS CAST(money_of_e4(e4) AS VARCHAR);
-
 -- minor_unit_e4 as BIGINT, so the arithmetic it takes part in stays in 64 bits.
 CREATE OR REPLACE MACRO unit_e4(scale) AS CAST(minor_unit_e4(scale) AS BIGINT);
 

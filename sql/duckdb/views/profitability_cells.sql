@@ -23,29 +23,3 @@ SELECT
   coalesce(sum(unbilled_seconds), 0) AS unbilled_seconds
 FROM profitability_converted(ws, d_from, d_to, user_filter, project_filter, client_filter, skip_from := skip_from, skip_to := skip_to, dirty := dirty)
 GROUP BY entry_month, user_id, project_id, metric, currency, fx_rate_id;
-
--- The first day of the first whole month from d_from, and the last day of the last whole month
--- up to d_to.
-CREATE OR REPLACE MACRO profitability_first_whole(d_from) AS
-  CASE
-    WHEN day(d_from) = 1 THEN d_from
-    ELSE CAST(date_trunc('month', d_from) + INTERVAL 1 MONTH AS DATE)
-  END;
-CREATE OR REPLACE MACRO profitability_last_whole(d_to) AS
-  CASE
-    WHEN d_to = last_day(d_to) THEN d_to
-    ELSE CAST(date_trunc('month', d_to) - INTERVAL 1 DAY AS DATE)
-  END;
-
--- The whole months of d_from..d_to, as the first day of the first and the last day of the
--- last; NULL when no month is whole.
-CREATE OR REPLACE MACRO profitability_whole_from(d_from, d_to) AS
-  CASE
-    WHEN profitability_first_whole(d_from) <= profitability_last_whole(d_to)
-      THEN profitability_first_whole(d_from)
-  END;
-CREATE OR REPLACE MACRO profitability_whole_to(d_from, d_to) AS
-  CASE
-    WHEN profitability_first_whole(d_from) <= profitability_last_whole(d_to)
-      THEN profitability_last_whole(d_to)
-  END;

@@ -1,7 +1,9 @@
 -- The profitability report, view=work (decisions 8 and 9), as flat rows of one union, each
 -- tagged with its `part`, which src/reports/profitability/profitability.query.ts nests into the
--- API record without computing anything; money leaves as its exact decimal text (flat rows plan and run several times faster than one
--- row of sorted struct lists):
+-- API record without computing a figure or an order. Money leaves as the exact text of its
+-- integer count of 10^-4 units (`*_e4`; the lists of other reports' macros: `amount`, decimal
+-- text), which plans faster than DECIMAL arithmetic. whole_from..whole_to are the range's
+-- whole months (NULL: none), passed by the caller, which computes the days of the others.
 --   'counts'    base_currency; member_total = members (users with at least one entry left after
 --               the filters); missing_rate_count = members with missing_pay_rate
 --   'summary'   one metrics row over every member, not just the page
@@ -40,7 +42,7 @@
 -- covered months are read from profitability_report_day_cells, which the report's own read
 -- transaction fills from profitability_cells first (and rolls back): a range of whole months
 -- leaves it empty, and this statement never plans the per-entry views.
-CREATE OR REPLACE MACRO profitability_report(ws, d_from, d_to, user_filter, project_filter, client_filter, page_no, per_page) AS TABLE
+CREATE OR REPLACE MACRO profitability_report(ws, d_from, d_to, whole_from, whole_to, user_filter, project_filter, client_filter, page_no, per_page) AS TABLE
 WITH
 day_cells AS (
   SELECT * EXCLUDE (workspace_id) FROM profitability_report_day_cells WHERE workspace_id = ws
@@ -52,7 +54,7 @@ month_project_cells AS (
   SELECT * EXCLUDE (workspace_id, month)
   FROM profitability_month_cells
   WHERE workspace_id = ws
-    AND month BETWEEN profitability_whole_from(d_from, d_to) AND profitability_whole_to(d_from, d_to)
+    AND month BETWEEN whole_from AND whole_to
     AND (user_filter IS NULL OR user_id = user_filter)
     AND (project_filter IS NULL OR project_id = project_filter)
     AND (
@@ -65,7 +67,7 @@ member_cells AS MATERIALIZED (
   SELECT * EXCLUDE (workspace_id, month)
   FROM profitability_member_cells
   WHERE workspace_id = ws
-    AND month BETWEEN profitability_whole_from(d_from, d_to) AND profitability_whole_to(d_from, d_to)
+    AND month BETWEEN whole_from AND whole_to
     AND (user_filter IS NULL OR user_id = user_filter)
     AND project_filter IS NULL
     AND client_filter IS NULL
@@ -174,14 +176,14 @@ metric_rows AS (
     mo.name,
     c.project_id,
     pr.name AS project_name,
-    money_text_of_e4(c.billed_net_e4) AS billed_net,
-    money_text_of_e4(c.collected_net_e4) AS collected_net,
-    money_text_of_e4(c.approved_cost_e4 + c.estimated_cost_e4) AS compensation_cost,
-    money_text_of_e4(c.approved_cost_e4) AS approved_cost,
-    money_text_of_e4(c.estimated_cost_e4) AS estimated_cost,
-    money_text_of_e4(c.paid_e4) AS paid,
-    money_text_of_e4(c.approved_cost_e4 - c.paid_e4) AS pending,
-    money_text_of_e4(c.billed_net_e4 - (c.approved_cost_e4 + c.estimated_cost_e4)) AS margin,
+    CAST(c.billed_net_e4 AS VARCHAR) AS billed_net_e4,
+    CAST(c.collected_net_e4 AS VARCHAR) AS collected_net_e4,
+    CAST(c.approved_cost_e4 + c.estimated_cost_e4 AS VARCHAR) AS compensation_cost_e4,
+    CAST(c.approved_cost_e4 AS VARCHAR) AS approved_cost_e4,
+    CAST(c.estimated_cost_e4 AS VARCHAR) AS estimated_cost_e4,
+    CAST(c.paid_e4 AS VARCHAR) AS paid_e4,
+    CAST(c.approved_cost_e4 - c.paid_e4 AS VARCHAR) AS pending_e4,
+    CAST(c.billed_net_e4 - (c.approved_cost_e4 + c.estimated_cost_e4) AS VARCHAR) AS margin_e4,
     CASE
       WHEN c.billed_net_e4 <> 0
         THEN CAST(
@@ -228,7 +230,7 @@ native_sums AS (
 ),
 native_amounts AS (
   SELECT n.level, n.user_id, n.project_id, m.metric_position, n.currency, m.metric,
-    money_of_e4(CASE m.metric
+    CASE m.metric
       WHEN 'billedNet' THEN n.billed_net_e4
       WHEN 'collectedNet' THEN n.collected_net_e4
       WHEN 'compensationCost' THEN n.approved_cost_e4 + n.estimated_cost_e4
@@ -236,7 +238,7 @@ native_amounts AS (
       WHEN 'estimatedCost' THEN n.estimated_cost_e4
       WHEN 'paid' THEN n.paid_e4
       WHEN 'pending' THEN n.approved_cost_e4 - n.paid_e4
-    END) AS amount
+    END AS amount_e4
   FROM native_sums n
   CROSS JOIN (
     SELECT unnest(profitability_metrics()) AS metric,
@@ -259,9 +261,9 @@ SELECT
   project_id,
   currency,
   metric,
-  CAST(amount AS VARCHAR) AS amount
+  CAST(amount_e4 AS VARCHAR) AS amount_e4
 FROM native_amounts
-WHERE amount <> 0
+WHERE amount_e4 <> 0
 UNION ALL BY NAME
 SELECT
   'counts' AS part,
@@ -274,7 +276,7 @@ SELECT
   row_number() OVER (ORDER BY profitability_metric_position(metric), currency) AS position,
   currency,
   metric,
-  money_text_of_e4(sum(missing_e4)) AS amount
+  CAST(sum(missing_e4) AS VARCHAR) AS amount_e4
 FROM cells
 WHERE fx_missing
 GROUP BY metric, currency

@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { z } from 'zod';
-import { monthOf } from './profitability.range.ts';
-import { formatAmount } from '../../money/money.ts';
+import { wholeMonths, wholeMonthsOf } from './profitability.range.ts';
+import { decimalOfE4, formatAmount } from '../../money/money.ts';
 import {
   primaryMetric,
   profitabilityMetric,
@@ -37,8 +37,16 @@ const filterArgs = (params: ProfitabilityParams) => {
 const reportSql = (params: ProfitabilityParams) => `
   SELECT CAST(to_json(r) AS VARCHAR) AS row
   FROM profitability_report(
-    $ws::UUID, $from::DATE, $to::DATE, ${filterArgs(params)}, $page::BIGINT, $perPage::BIGINT
+    $ws::UUID, $from::DATE, $to::DATE, ${wholeArgs(params).join(', ')}, ${filterArgs(params)},
+    $page::BIGINT, $perPage::BIGINT
   ) r`;
+
+// The range's whole months as bound dates (NULL constants when there is none): computed here
+// once, for the report and the day cells alike, so the two never disagree.
+const wholeArgs = (params: ProfitabilityParams) =>
+  wholeMonthsOf(params.from, params.to)
+    ? ['$wholeFrom::DATE', '$wholeTo::DATE']
+    : ['NULL::DATE', 'NULL::DATE'];
 
 // The days of partly covered months, computed from the entries into the report's scratch table.
 const dayCellsSql = (params: ProfitabilityParams) => `
@@ -46,19 +54,16 @@ const dayCellsSql = (params: ProfitabilityParams) => `
   SELECT $ws::UUID AS workspace_id, *
   FROM profitability_cells(
     $ws::UUID, $from::DATE, $to::DATE, ${filterArgs(params)},
-    skip_from := profitability_whole_from($from::DATE, $to::DATE),
-    skip_to := profitability_whole_to($from::DATE, $to::DATE)
+    skip_from := ${wholeArgs(params)[0]},
+    skip_to := ${wholeArgs(params)[1]}
   )`;
 
-/** Whether from..to covers whole calendar months only (YYYY-MM-DD dates). */
-export function wholeMonths(from: string, to: string): boolean {
-  return from === monthOf(from).from && to === monthOf(to).to;
-}
-
-// The rows as the report's JSON text has them: money as decimal text, DATE as text, counts as
+// The rows as the report's JSON text has them: money as the text of its count of 10^-4 units
+// (`_e4`) or as decimal text (`amount` of the revenue lists), DATE as text, counts as
 // numbers (well below 2^53; a larger one would fail here rather than lose digits). Checked
 // per part, so a change in the SQL is an error here rather than a wrong figure.
 const integerText = z.number().refine(Number.isSafeInteger, 'a safe integer');
+const e4Text = z.string().regex(/^-?\d+$/);
 const position = integerText;
 const sqlMetricsRow = z.object({
   position: position.nullable(),
@@ -67,14 +72,14 @@ const sqlMetricsRow = z.object({
   name: z.string().nullable(),
   project_id: z.string().nullable(),
   project_name: z.string().nullable(),
-  billed_net: z.string(),
-  collected_net: z.string(),
-  compensation_cost: z.string(),
-  approved_cost: z.string(),
-  estimated_cost: z.string(),
-  paid: z.string(),
-  pending: z.string(),
-  margin: z.string(),
+  billed_net_e4: e4Text,
+  collected_net_e4: e4Text,
+  compensation_cost_e4: e4Text,
+  approved_cost_e4: e4Text,
+  estimated_cost_e4: e4Text,
+  paid_e4: e4Text,
+  pending_e4: e4Text,
+  margin_e4: e4Text,
   margin_percent: z.string().nullable(),
   client_unbilled_seconds: integerText,
   missing_fx: z.boolean(),
@@ -89,7 +94,7 @@ const sqlNativeAmount = z.object({
   project_id: z.string().nullable(),
   currency: z.string(),
   metric: profitabilityMetric,
-  amount: z.string(),
+  amount_e4: e4Text,
 });
 const sqlCounts = z.object({
   base_currency: z.string(),
@@ -100,7 +105,7 @@ const sqlMissingFx = z.object({
   position,
   currency: z.string(),
   metric: primaryMetric,
-  amount: z.string(),
+  amount_e4: e4Text,
 });
 const sqlFxRate = z.object({
   position,
@@ -123,6 +128,7 @@ export async function loadProfitability(
   connection: DuckDBConnection,
   params: ProfitabilityParams,
 ): Promise<Profitability> {
+  const whole = wholeMonthsOf(params.from, params.to);
   const values = {
     ws: params.workspaceId,
     from: params.from,
@@ -130,6 +136,7 @@ export async function loadProfitability(
     ...(params.userId === undefined ? {} : { userId: params.userId }),
     ...(params.projectId === undefined ? {} : { projectId: params.projectId }),
     ...(params.clientId === undefined ? {} : { clientId: params.clientId }),
+    ...(whole ? { wholeFrom: whole.from, wholeTo: whole.to } : {}),
   };
   await connection.run('BEGIN TRANSACTION');
   try {
@@ -180,7 +187,7 @@ function reportRowsToProfitability(rows: unknown[], params: ProfitabilityParams)
     const amount = {
       currency: n.currency,
       metric: n.metric,
-      amount: formatAmount(n.amount, n.currency),
+      amount: formatAmount(decimalOfE4(n.amount_e4), n.currency),
     };
     const list = natives.get(key);
     if (list) list.push(amount);
@@ -222,7 +229,7 @@ function reportRowsToProfitability(rows: unknown[], params: ProfitabilityParams)
     missingFx: listOf('missing_fx', sqlMissingFx).map((m) => ({
       fromCurrency: m.currency,
       toCurrency: base,
-      amount: formatAmount(m.amount, m.currency),
+      amount: formatAmount(decimalOfE4(m.amount_e4), m.currency),
       metric: m.metric,
     })),
     fxRates: listOf('fx_rate', sqlFxRate).map((r) => ({
@@ -243,21 +250,21 @@ function metricsRowToRecord(
   params: ProfitabilityParams,
   nativeAmounts: ProfitabilityRow['nativeAmounts'],
 ): ProfitabilityRow {
-  const money = (amount: string) => formatAmount(amount, base);
+  const money = (e4: string) => formatAmount(decimalOfE4(e4), base);
   return {
     userId: row.user_id,
     payeeId: row.payee_id,
     name: row.name,
     projectId: row.project_id,
     projectName: row.project_name,
-    billedNet: money(row.billed_net),
-    collectedNet: money(row.collected_net),
-    compensationCost: money(row.compensation_cost),
-    approvedCost: money(row.approved_cost),
-    estimatedCost: money(row.estimated_cost),
-    paid: money(row.paid),
-    pending: money(row.pending),
-    margin: money(row.margin),
+    billedNet: money(row.billed_net_e4),
+    collectedNet: money(row.collected_net_e4),
+    compensationCost: money(row.compensation_cost_e4),
+    approvedCost: money(row.approved_cost_e4),
+    estimatedCost: money(row.estimated_cost_e4),
+    paid: money(row.paid_e4),
+    pending: money(row.pending_e4),
+    margin: money(row.margin_e4),
     marginPercent: row.margin_percent,
     clientUnbilledSeconds: row.client_unbilled_seconds,
     missingFx: row.missing_fx,

@@ -12,3 +12,31 @@ export function monthOf(today: string): { from: string; to: string } {
   const prefix = today.slice(0, 8);
   return { from: `${prefix}01`, to: `${prefix}${String(lastDay).padStart(2, '0')}` };
 }
+
+/** Whether from..to covers whole calendar months only (YYYY-MM-DD dates). */
+export function wholeMonths(from: string, to: string): boolean {
+  return from === monthOf(from).from && to === monthOf(to).to;
+}
+
+/**
+ * The whole calendar months inside from..to (YYYY-MM-DD, from <= to): from the first day of
+ * the first month it covers whole to the last day of the last, or null when it covers none.
+ * The profitability report reads these from the month cells and computes the other days.
+ */
+export function wholeMonthsOf(from: string, to: string): { from: string; to: string } | null {
+  const first = monthOf(from).from === from ? from : nextMonthStart(from);
+  const last = monthOf(to).to === to ? to : previousMonthEnd(to);
+  return first <= last ? { from: first, to: last } : null;
+}
+
+function nextMonthStart(date: string): string {
+  const [year, month] = date.split('-').map(Number) as [number, number];
+  const next = new Date(Date.UTC(year, month, 1));
+  return next.toISOString().slice(0, 10);
+}
+
+function previousMonthEnd(date: string): string {
+  const [year, month] = date.split('-').map(Number) as [number, number];
+  // Day 0 of this month is the last day of the previous one (UTC: no daylight-saving shifts).
+  return new Date(Date.UTC(year, month - 1, 0)).toISOString().slice(0, 10);
+}
