@@ -8,7 +8,8 @@
 --               the filters); missing_rate_count = members with missing_pay_rate
 --   'summary'   one metrics row over every member, not just the page
 --   'member'    the members of page `page_no` of `per_page`, `position` their place overall
---   'project'   the projects of each page member, `position` their place among the member's
+--   'project'   the projects of each page member, `position` their place among the member's,
+--               `member_position` the member's
 --   'native'    native_amounts of the summary, member and project rows (`level` 3, 1 and 0 of
 --               the row they belong to), `position` their place in the row's list
 --   'missing_fx', 'fx_rate', 'unallocated_revenue', 'unreconciled_receipts': each list's items,
@@ -171,6 +172,8 @@ metric_rows AS (
         ORDER BY pr.name IS NULL, pr.name, c.project_id
       )
     END AS position,
+    -- A project row's member's place (the member row's position), for readers of the rows.
+    CASE WHEN c.level IN (0, 1) THEN mo.position END AS member_position,
     c.user_id,
     mo.payee_id,
     mo.name,

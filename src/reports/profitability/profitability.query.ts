@@ -34,12 +34,8 @@ const filterArgs = (params: ProfitabilityParams) => {
 // Each row leaves as its JSON text, which DuckDB writes and JSON.parse reads faster than the
 // client converts a few thousand wide rows value by value (139 ms against 237 for a month of
 // the 10M-entry workspace). Money is text in it already.
-const reportSql = (params: ProfitabilityParams) => `
-  SELECT CAST(to_json(r) AS VARCHAR) AS row
-  FROM profitability_report(
-    $ws::UUID, $from::DATE, $to::DATE, ${wholeArgs(params).join(', ')}, ${filterArgs(params)},
-    $page::BIGINT, $perPage::BIGINT
-  ) r`;
+const reportSql = (params: ProfitabilityParams) =>
+  `SELECT CAST(to_json(r) AS VARCHAR) AS row FROM ${profitabilityReportCall(params)} r`;
 
 // The range's whole months as bound dates (NULL constants when there is none): computed here
 // once, for the report and the day cells alike, so the two never disagree.
@@ -119,6 +115,44 @@ const sqlFxRate = z.object({
 });
 const sqlNativeSum = z.object({ position, currency: z.string(), amount: z.string() });
 
+/** The bound values of the report's statements (the filters asked for, the whole months). */
+export function profitabilityValues(params: ProfitabilityParams): Record<string, string> {
+  const whole = wholeMonthsOf(params.from, params.to);
+  return {
+    ws: params.workspaceId,
+    from: params.from,
+    to: params.to,
+    ...(params.userId === undefined ? {} : { userId: params.userId }),
+    ...(params.projectId === undefined ? {} : { projectId: params.projectId }),
+    ...(params.clientId === undefined ? {} : { clientId: params.clientId }),
+    ...(whole ? { wholeFrom: whole.from, wholeTo: whole.to } : {}),
+  };
+}
+
+/**
+ * Computes the days of the range's partly covered months into profitability_report_day_cells,
+ * for the report to read. Call inside the read transaction that then reads the report and
+ * rolls back: the rows are this transaction's only. Nothing to do for whole months.
+ */
+export async function fillDayCells(
+  connection: DuckDBConnection,
+  params: ProfitabilityParams,
+  values: Record<string, string> = profitabilityValues(params),
+): Promise<void> {
+  if (!wholeMonths(params.from, params.to)) await connection.run(dayCellsSql(params), values);
+}
+
+/**
+ * The call of the profitability_report macro for `params` with `$page` and `$perPage` left to
+ * bind (its other values: profitabilityValues), for readers of its rows.
+ */
+export function profitabilityReportCall(params: ProfitabilityParams): string {
+  return `profitability_report(
+    $ws::UUID, $from::DATE, $to::DATE, ${wholeArgs(params).join(', ')}, ${filterArgs(params)},
+    $page::BIGINT, $perPage::BIGINT
+  )`;
+}
+
 /**
  * The profitability report of one workspace (decisions 8), answered from the read model in one
  * read transaction, so every figure comes from the same sync. `connection` must not be inside
@@ -128,19 +162,10 @@ export async function loadProfitability(
   connection: DuckDBConnection,
   params: ProfitabilityParams,
 ): Promise<Profitability> {
-  const whole = wholeMonthsOf(params.from, params.to);
-  const values = {
-    ws: params.workspaceId,
-    from: params.from,
-    to: params.to,
-    ...(params.userId === undefined ? {} : { userId: params.userId }),
-    ...(params.projectId === undefined ? {} : { projectId: params.projectId }),
-    ...(params.clientId === undefined ? {} : { clientId: params.clientId }),
-    ...(whole ? { wholeFrom: whole.from, wholeTo: whole.to } : {}),
-  };
+  const values = profitabilityValues(params);
   await connection.run('BEGIN TRANSACTION');
   try {
-    if (!wholeMonths(params.from, params.to)) await connection.run(dayCellsSql(params), values);
+    await fillDayCells(connection, params, values);
     const reader = await connection.runAndReadAll(reportSql(params), {
       ...values,
       page: params.page,
