@@ -8,6 +8,7 @@ import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import type { ReadModel } from '../readmodel/read-model.ts';
 import { rebuildSearchIndex, SEARCH_TABLES } from '../search/search-index.ts';
+import { EXPORT_JOURNAL_TABLES, resetExportJournal } from '../exports/export-journal.ts';
 import { rebuildSummaries, SUMMARY_TABLES } from '../summaries/summaries.ts';
 import { faultPoint } from './fault-points.ts';
 import { sourceIdentity } from './source-identity.ts';
@@ -21,6 +22,7 @@ const LOCAL_TABLES = new Set<string>([
   'read_model_meta',
   ...SEARCH_TABLES,
   ...SUMMARY_TABLES,
+  ...EXPORT_JOURNAL_TABLES,
 ]);
 
 export interface SyncProgress {
@@ -225,6 +227,7 @@ export async function fullSync(
     await duck.run('BEGIN TRANSACTION');
     duckOpen = true;
     await rebuildSummaries(duck);
+    await resetExportJournal(duck);
     const derivedMs = Date.now() - derivedStarted;
     await writeSyncState(duck, {
       sourceSystemId: systemId,
