@@ -39,17 +39,29 @@ export interface ExportRequest {
   params: ExportParams;
 }
 
+export interface ExportInput {
+  report: string;
+  workspaceId: string;
+  format: string;
+  from?: string | undefined;
+  to?: string | undefined;
+}
+
+/** An export's input checked on its own (no store needed), values normalised. */
+export interface CheckedExportInput {
+  report: ExportReport;
+  format: ExportFormat;
+  workspaceId: string;
+  from: string | undefined;
+  to: string | undefined;
+}
+
 /**
- * Checks an export's input and looks its workspace up in the read model: an unknown report,
- * format or workspace, or a date that is not YYYY-MM-DD, is an ExportInputError naming it.
- * Profitability reports without a range take the API's default, the current month in the
- * workspace's time zone.
+ * Checks an export's input: an unknown report or format, a date that is not YYYY-MM-DD, a range
+ * that ends before it starts or a workspace id that is not a UUID is an ExportInputError naming
+ * it, before anything is opened.
  */
-export async function resolveExportRequest(
-  connection: DuckDBConnection,
-  input: { report: string; workspaceId: string; format: string; from?: string; to?: string },
-  now: Date = new Date(),
-): Promise<ExportRequest> {
+export function checkExportInput(input: ExportInput): CheckedExportInput {
   const report = findExportReport(input.report);
   if (!report)
     throw new ExportInputError(
@@ -64,27 +76,46 @@ export async function resolveExportRequest(
     ['to', input.to],
   ] as const) {
     if (value !== undefined && !isoDate.safeParse(value).success)
-      throw new ExportInputError(`--${name} must be a date (YYYY-MM-DD), not ${value}`);
+      throw new ExportInputError(`${name} must be a date (YYYY-MM-DD), not ${value}`);
   }
   if (input.from !== undefined && input.to !== undefined && input.from > input.to)
-    throw new ExportInputError('--from must not be after --to');
+    throw new ExportInputError('from must not be after to');
   if (!uuid.safeParse(input.workspaceId).success)
     throw new ExportInputError(`${input.workspaceId} is not a workspace id (a UUID)`);
-  const workspaceId = input.workspaceId.toLowerCase();
+  return {
+    report,
+    format: input.format as ExportFormat,
+    workspaceId: input.workspaceId.toLowerCase(),
+    from: input.from,
+    to: input.to,
+  };
+}
+
+/**
+ * Looks an export's workspace up in the read model (unknown: an ExportInputError) and completes
+ * its parameters: its plan, and for profitability reports without a range the API's default,
+ * the current month in the workspace's time zone.
+ */
+export async function resolveExportRequest(
+  connection: DuckDBConnection,
+  input: ExportInput | CheckedExportInput,
+  now: Date = new Date(),
+): Promise<ExportRequest> {
+  const checked =
+    typeof input.report === 'string'
+      ? checkExportInput(input as ExportInput)
+      : (input as CheckedExportInput);
+  const { report, format, workspaceId } = checked;
   const workspace = await findWorkspace(connection, workspaceId);
   if (!workspace) throw new ExportInputError(`No workspace ${workspaceId} in the read model`);
-  let { from, to } = input;
+  let { from, to } = checked;
   if (needsRange(report)) {
     const month = monthOf(todayIn(workspace.timezone, now));
     from ??= month.from;
     to ??= month.to;
-    if (from > to) throw new ExportInputError(`--from must not be after --to (${to})`);
+    if (from > to) throw new ExportInputError(`from must not be after to (${to})`);
   }
-  return {
-    report,
-    format: input.format as ExportFormat,
-    params: { workspaceId, plan: workspace.plan, from, to },
-  };
+  return { report, format, params: { workspaceId, plan: workspace.plan, from, to } };
 }
 
 async function findWorkspace(
@@ -135,6 +166,20 @@ export async function runExport(
   request: ExportRequest,
   options: ExportRunOptions,
 ): Promise<ExportRunResult> {
+  const connection = await readModel.connect();
+  try {
+    return await runExportOn(connection, request, options);
+  } finally {
+    connection.closeSync();
+  }
+}
+
+/** runExport on a read-model connection the caller holds (not inside a transaction). */
+export async function runExportOn(
+  connection: DuckDBConnection,
+  request: ExportRequest,
+  options: ExportRunOptions,
+): Promise<ExportRunResult> {
   const { report, format, params } = request;
   const now = options.now ?? new Date();
   const mode = options.mode ?? 'full';
@@ -148,7 +193,6 @@ export async function runExport(
   await mkdir(tmp);
   const log = options.log ?? (() => undefined);
   const started = Date.now();
-  const connection = await readModel.connect();
   try {
     await connection.run('BEGIN TRANSACTION');
     let manifest: Manifest;
@@ -244,7 +288,5 @@ export async function runExport(
   } catch (error) {
     await rm(tmp, { recursive: true, force: true });
     throw error;
-  } finally {
-    connection.closeSync();
   }
 }
