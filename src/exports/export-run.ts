@@ -101,10 +101,7 @@ export async function resolveExportRequest(
   input: ExportInput | CheckedExportInput,
   now: Date = new Date(),
 ): Promise<ExportRequest> {
-  const checked =
-    typeof input.report === 'string'
-      ? checkExportInput(input as ExportInput)
-      : (input as CheckedExportInput);
+  const checked = isChecked(input) ? input : checkExportInput(input);
   const { report, format, workspaceId } = checked;
   const workspace = await findWorkspace(connection, workspaceId);
   if (!workspace) throw new ExportInputError(`No workspace ${workspaceId} in the read model`);
@@ -116,6 +113,10 @@ export async function resolveExportRequest(
     if (from > to) throw new ExportInputError(`from must not be after to (${to})`);
   }
   return { report, format, params: { workspaceId, plan: workspace.plan, from, to } };
+}
+
+function isChecked(input: ExportInput | CheckedExportInput): input is CheckedExportInput {
+  return typeof input.report !== 'string';
 }
 
 async function findWorkspace(
