@@ -70,6 +70,11 @@ export interface ExportReport {
   orderBy: string;
   /** Row reports an incremental schedule can follow; absent for derived reports. */
   journal?: JournalSource;
+  /**
+   * The first key of `orderBy` (never NULL) with its SQL type: a large CSV or NDJSON export is
+   * written in parts by ranges of it (export-writer.ts).
+   */
+  partitionKey?: { sql: string; type: string };
 }
 
 const FINALIZED: AccessRule = { roles: OWNER_ADMIN, scope: 'read' };
@@ -172,6 +177,7 @@ const timeEntries: ExportReport = {
   }),
   orderBy: 'r.entry_date, r.id',
   journal: { table: 'time_entries', key: 'CAST(r.id AS VARCHAR)' },
+  partitionKey: { sql: 'r.entry_date', type: 'DATE' },
 };
 
 const bills: ExportReport = {
@@ -285,6 +291,7 @@ const payments: ExportReport = {
   }),
   orderBy: 'r.paid_date, r.id',
   journal: { table: 'team_payments', key: 'CAST(r.id AS VARCHAR)' },
+  partitionKey: { sql: 'r.paid_date', type: 'DATE' },
 };
 
 const allocations: ExportReport = {
@@ -348,6 +355,7 @@ const unpaidTime: ExportReport = {
     where: [ws(params, p), ...dateRange(params, p, 'r.work_date')],
   }),
   orderBy: 'r.work_date, r.id',
+  partitionKey: { sql: 'r.work_date', type: 'DATE' },
 };
 
 /** The metrics columns of a profitability row (decisions 8), in the base currency. */

@@ -140,6 +140,13 @@ export interface ExportRunOptions {
   mode?: 'full' | 'incremental';
   since?: JournalPosition | null;
   schedule?: string;
+  /**
+   * More connections that write a large CSV or NDJSON export in parts at once (default none:
+   * one COPY already keeps both cores busy; see docs/exports.md, Measured).
+   */
+  helpers?: number;
+  /** Rows per part when written in parts (default 500,000). */
+  partRows?: number;
   now?: Date;
   log?: (line: string) => void;
 }
@@ -147,6 +154,8 @@ export interface ExportRunOptions {
 export interface ExportRunResult {
   folder: string;
   manifest: Manifest;
+  /** How many COPY statements wrote the data file (parts written at once). */
+  parts: number;
 }
 
 /** `20261121T083000Z`: a UTC time in a folder name. */
@@ -168,11 +177,48 @@ export async function runExport(
   options: ExportRunOptions,
 ): Promise<ExportRunResult> {
   const connection = await readModel.connect();
+  const helpers: DuckDBConnection[] = [];
   try {
-    return await runExportOn(connection, request, options);
+    for (let i = 0; i < (options.helpers ?? 0); i++) helpers.push(await readModel.connect());
+    return await runExportOn(connection, request, options, helpers);
   } finally {
     connection.closeSync();
+    for (const helper of helpers) helper.closeSync();
   }
+}
+
+/** Rows per part of a CSV or NDJSON export written in parts (export-writer.ts). */
+const PART_ROWS = 500_000;
+
+/** What a read transaction sees of the read model's position: every sync commit changes it. */
+async function commitSeen(connection: DuckDBConnection): Promise<string> {
+  const reader = await connection.runAndReadAll(
+    `SELECT CAST(synced_at AS VARCHAR), source_lsn, source_snapshot FROM sync_state`,
+  );
+  return JSON.stringify([reader.getRows(), await journalPosition(connection)]);
+}
+
+/**
+ * Opens a read transaction on each helper and keeps those that see the same commit as `main`
+ * (DuckDB has no shared snapshots: a sync commit between two BEGINs is detected and the helpers
+ * try again, at most three times, else the export runs on `main` alone).
+ */
+async function alignHelpers(
+  main: DuckDBConnection,
+  helpers: DuckDBConnection[],
+): Promise<DuckDBConnection[]> {
+  if (helpers.length === 0) return [];
+  const seen = await commitSeen(main);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const views: string[] = [];
+    for (const helper of helpers) {
+      await helper.run('BEGIN TRANSACTION');
+      views.push(await commitSeen(helper));
+    }
+    if (views.every((v) => v === seen)) return helpers;
+    for (const helper of helpers) await helper.run('ROLLBACK');
+  }
+  return [];
 }
 
 /** runExport on a read-model connection the caller holds (not inside a transaction). */
@@ -180,6 +226,7 @@ export async function runExportOn(
   connection: DuckDBConnection,
   request: ExportRequest,
   options: ExportRunOptions,
+  helperConnections: DuckDBConnection[] = [],
 ): Promise<ExportRunResult> {
   const { report, format, params } = request;
   const now = options.now ?? new Date();
@@ -197,9 +244,12 @@ export async function runExportOn(
   try {
     await connection.run('BEGIN TRANSACTION');
     let manifest: Manifest;
+    let helpers: DuckDBConnection[] = [];
+    let parts = 1;
     try {
       const state = await readSyncState(connection);
       const position = await journalPosition(connection);
+      helpers = await alignHelpers(connection, helperConnections);
       const since = options.since ?? null;
       // A run after a reload of the read model cannot tell what changed: it exports everything.
       const incremental =
@@ -223,7 +273,11 @@ export async function runExportOn(
         format,
         path.join(tmp, name),
         incremental && journal ? deletedSince.changedFilter(journal, since) : undefined,
+        helpers.length > 0
+          ? { connections: helpers, partRows: options.partRows ?? PART_ROWS }
+          : undefined,
       );
+      parts = written.parts;
       files.push({
         name,
         role: 'rows',
@@ -257,7 +311,7 @@ export async function runExportOn(
         });
       }
       log(
-        `export ${report.name}: ${written.rows.toLocaleString('en-US')} rows in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+        `export ${report.name}: ${written.rows.toLocaleString('en-US')} rows${written.parts > 1 ? ` (${written.parts} parts)` : ''} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
       );
       manifest = {
         formatVersion: MANIFEST_VERSION,
@@ -280,12 +334,13 @@ export async function runExportOn(
         files,
       };
     } finally {
-      // Nothing was written to the read model: ROLLBACK ends the read transaction.
+      // Nothing was written to the read model: ROLLBACK ends the read transactions.
       await connection.run('ROLLBACK');
+      for (const helper of helpers) await helper.run('ROLLBACK');
     }
     await writeFile(path.join(tmp, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
     await rename(tmp, folder);
-    return { folder, manifest };
+    return { folder, manifest, parts };
   } catch (error) {
     await rm(tmp, { recursive: true, force: true });
     throw error;

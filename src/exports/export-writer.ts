@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { once } from 'node:events';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { rm, stat } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { SqlParams } from '../http/list/sql-params.ts';
 import { currencyScale } from '../money/currencies.ts';
@@ -172,13 +173,31 @@ export function quoteName(name: string): string {
 export interface WrittenFile {
   rows: number;
   money: MoneySums;
+  /** How many COPY statements wrote the file (more than one: parts written in parallel). */
+  parts: number;
+}
+
+/**
+ * More read-model connections whose transactions see the same data as the writer's own (see
+ * export-run.ts), for writing a large CSV or NDJSON export in parts at once.
+ */
+export interface Helpers {
+  connections: DuckDBConnection[];
+  /** Rows per part (about). */
+  partRows: number;
 }
 
 /**
  * Writes `report` in `format` to `file` with DuckDB's COPY, and sums its money columns over the
  * same SELECT. Call inside a read transaction so file and sums see the same data. The COPY
  * keeps the ORDER BY: DuckDB preserves the order of an ordered query even with
- * preserve_insertion_order off (test/exports.test.ts checks it over several row groups).
+ * preserve_insertion_order off (test/exports-determinism.test.ts checks it over several row
+ * groups).
+ *
+ * With helpers, a CSV or NDJSON export of a report with a partition key is cut into parts by
+ * ranges of that key (the first key of its order, so the parts' rows follow each other) that
+ * the connections write at once, each sorting only its part; the parts are then joined in
+ * order. The bytes are the same as one COPY's: each line depends on its row only.
  */
 export async function writeReportFile(
   connection: DuckDBConnection,
@@ -187,17 +206,26 @@ export async function writeReportFile(
   format: ExportFormat,
   file: string,
   filter?: RowFilter,
+  helpers?: Helpers,
 ): Promise<WrittenFile> {
-  const { sql, params } = exportSelect(report, p, format, {
-    ordered: true,
-    ...(filter ? { filter } : {}),
-  });
-  const path = params.bind(file);
-  const copied = await connection.runAndReadAll(
-    `COPY (${sql}) TO ${path} (${COPY_OPTIONS[format]})`,
-    params.values,
-  );
-  const rows = Number(copied.getRows()[0]?.[0] ?? 0);
+  const parts =
+    helpers && format !== 'parquet' && report.partitionKey
+      ? await partRanges(connection, report, p, filter, helpers.partRows)
+      : [];
+  let rows: number;
+  if (parts.length > 1) {
+    rows = await copyParts(
+      [connection, ...helpers!.connections],
+      report,
+      p,
+      format,
+      file,
+      filter,
+      parts,
+    );
+  } else {
+    rows = await copy(connection, report, p, format, file, { header: true, filter });
+  }
   const unordered = exportSelect(report, p, format, {
     ordered: false,
     ...(filter ? { filter } : {}),
@@ -208,7 +236,121 @@ export async function writeReportFile(
     unordered.params.values,
     moneyColumns(report),
   );
-  return { rows, money: sums };
+  return { rows, money: sums, parts: Math.max(parts.length, 1) };
+}
+
+/** One COPY of the report (or of the rows `filter` keeps) to `file`; its row count. */
+async function copy(
+  connection: DuckDBConnection,
+  report: ExportReport,
+  p: ExportParams,
+  format: ExportFormat,
+  file: string,
+  options: { header: boolean; filter?: RowFilter | undefined },
+): Promise<number> {
+  const { sql, params } = exportSelect(report, p, format, {
+    ordered: true,
+    ...(options.filter ? { filter: options.filter } : {}),
+  });
+  const copyOptions =
+    format === 'csv' && !options.header
+      ? COPY_OPTIONS.csv.replace('HEADER true', 'HEADER false')
+      : COPY_OPTIONS[format];
+  const copied = await connection.runAndReadAll(
+    `COPY (${sql}) TO ${params.bind(file)} (${copyOptions})`,
+    params.values,
+  );
+  return Number(copied.getRows()[0]?.[0] ?? 0);
+}
+
+/** A part: rows whose partition key is >= from (when given) and < to (when given). */
+interface PartRange {
+  from?: string;
+  to?: string;
+}
+
+/**
+ * Ranges of the partition key holding about `partRows` rows each, from the count of rows per
+ * key value (a date: a few thousand values at most).
+ */
+async function partRanges(
+  connection: DuckDBConnection,
+  report: ExportReport,
+  p: ExportParams,
+  filter: RowFilter | undefined,
+  partRows: number,
+): Promise<PartRange[]> {
+  const key = report.partitionKey!;
+  const params = new SqlParams();
+  const { from, where } = report.source(p, params);
+  const conditions = [...where, ...(filter ? [filter(params)] : [])];
+  const reader = await connection.runAndReadAll(
+    `SELECT CAST(${key.sql} AS VARCHAR), count(*) FROM ${from}
+     ${conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : ''}
+     GROUP BY 1 ORDER BY 1`,
+    params.values,
+  );
+  const ranges: PartRange[] = [];
+  let rows = 0;
+  let start: string | undefined;
+  for (const [value, count] of reader.getRows() as [string, bigint][]) {
+    if (rows >= partRows) {
+      ranges.push({ ...(start === undefined ? {} : { from: start }), to: value });
+      start = value;
+      rows = 0;
+    }
+    rows += Number(count);
+  }
+  ranges.push(start === undefined ? {} : { from: start });
+  return ranges;
+}
+
+/** Writes the parts with the connections at once, then joins them into `file` in order. */
+async function copyParts(
+  connections: DuckDBConnection[],
+  report: ExportReport,
+  p: ExportParams,
+  format: ExportFormat,
+  file: string,
+  filter: RowFilter | undefined,
+  parts: PartRange[],
+): Promise<number> {
+  const key = report.partitionKey!;
+  const partFile = (i: number) => `${file}.part-${i}`;
+  const counts: number[] = [];
+  let next = 0;
+  await Promise.all(
+    connections.map(async (connection) => {
+      for (let i = next++; i < parts.length; i = next++) {
+        const { from, to } = parts[i]!;
+        const inPart: RowFilter = (params) =>
+          [
+            ...(filter ? [filter(params)] : []),
+            ...(from === undefined ? [] : [`${key.sql} >= ${params.bind(from, key.type)}`]),
+            ...(to === undefined ? [] : [`${key.sql} < ${params.bind(to, key.type)}`]),
+            'TRUE',
+          ].join(' AND ');
+        counts[i] = await copy(connection, report, p, format, partFile(i), {
+          header: i === 0,
+          filter: inPart,
+        });
+      }
+    }),
+  );
+  const out = createWriteStream(file);
+  try {
+    for (let i = 0; i < parts.length; i++) {
+      for await (const chunk of createReadStream(partFile(i))) {
+        if (!out.write(chunk)) await once(out, 'drain');
+      }
+      await rm(partFile(i));
+    }
+  } finally {
+    await new Promise<void>((resolve, reject) =>
+      out.end((error?: Error | null) => (error ? reject(error) : resolve())),
+    );
+  }
+  return counts.reduce((a, b) => a + b, 0);
 }
 
 /** SHA-256 (hex) and size of a file, read as a stream. */
