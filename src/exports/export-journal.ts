@@ -155,36 +155,34 @@ export async function journalPosition(duck: DuckDBConnection): Promise<JournalPo
     : { loadId: 'none', changeNo: 0 };
 }
 
-/** What an incremental run reads from the journal. */
-export const deletedSince = {
-  /** Only the report's rows whose key changed after `since`. */
-  changedFilter(journal: JournalSource, since: JournalPosition): RowFilter {
-    return (params) =>
-      `${journal.key} IN (SELECT key FROM export_journal WHERE table_name = '${journal.table}'
-        AND change_no > ${params.bind(since.changeNo, 'BIGINT')})`;
-  },
+/** Only the report's rows whose journal key changed after `since` (an incremental run). */
+export function changedSince(journal: JournalSource, since: JournalPosition): RowFilter {
+  return (params) =>
+    `${journal.key} IN (SELECT key FROM export_journal WHERE table_name = '${journal.table}'
+      AND change_no > ${params.bind(since.changeNo, 'BIGINT')})`;
+}
 
-  /**
-   * Writes the keys changed after `since` that the export no longer has (deleted, soft-deleted,
-   * or out of its range or plan now), sorted, one `key` column; returns how many.
-   */
-  async write(
-    duck: DuckDBConnection,
-    journal: JournalSource,
-    since: JournalPosition,
-    format: ExportFormat,
-    file: string,
-    current: { sql: string; values: Record<string, string | number | boolean | null> },
-  ): Promise<number> {
-    const reader = await duck.runAndReadAll(
-      `COPY (
-         SELECT key FROM export_journal
-         WHERE table_name = '${journal.table}' AND change_no > $export_since
-           AND key NOT IN (SELECT export_key FROM (${current.sql}))
-         ORDER BY key
-       ) TO $export_file (${COPY_OPTIONS[format]})`,
-      { ...current.values, export_since: since.changeNo, export_file: file },
-    );
-    return Number(reader.getRows()[0]?.[0] ?? 0);
-  },
-};
+/**
+ * Writes the keys changed after `since` that the export no longer has (deleted, soft-deleted,
+ * or out of its range or plan now), sorted, one `key` column; returns how many. `current` is
+ * the SELECT of the keys the export has now (exportKeySelect).
+ */
+export async function writeDeletedSince(
+  duck: DuckDBConnection,
+  journal: JournalSource,
+  since: JournalPosition,
+  format: ExportFormat,
+  file: string,
+  current: { sql: string; values: Record<string, string | number | boolean | null> },
+): Promise<number> {
+  const reader = await duck.runAndReadAll(
+    `COPY (
+       SELECT key FROM export_journal
+       WHERE table_name = '${journal.table}' AND change_no > $export_since
+         AND key NOT IN (SELECT export_key FROM (${current.sql}))
+       ORDER BY key
+     ) TO $export_file (${COPY_OPTIONS[format]})`,
+    { ...current.values, export_since: since.changeNo, export_file: file },
+  );
+  return Number(reader.getRows()[0]?.[0] ?? 0);
+}

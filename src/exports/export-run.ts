@@ -8,7 +8,12 @@ import { monthOf } from '../reports/profitability/profitability.range.ts';
 import type { Plan } from '../store/schema.ts';
 import { readSyncState } from '../sync/sync-state.ts';
 import { todayIn } from '../time/calendar.ts';
-import { deletedSince, journalPosition, type JournalPosition } from './export-journal.ts';
+import {
+  changedSince,
+  journalPosition,
+  writeDeletedSince,
+  type JournalPosition,
+} from './export-journal.ts';
 import {
   EXPORT_REPORT_NAMES,
   findExportReport,
@@ -272,7 +277,7 @@ export async function runExportOn(
         params,
         format,
         path.join(tmp, name),
-        incremental && journal ? deletedSince.changedFilter(journal, since) : undefined,
+        incremental && journal ? changedSince(journal, since) : undefined,
         helpers.length > 0
           ? { connections: helpers, partRows: options.partRows ?? PART_ROWS }
           : undefined,
@@ -291,7 +296,7 @@ export async function runExportOn(
       if (incremental && journal) {
         const current = exportKeySelect(report, params);
         const deletedName = `${report.name}.deleted.${FORMAT_EXTENSION[format]}`;
-        const deleted = await deletedSince.write(
+        const deleted = await writeDeletedSince(
           connection,
           journal,
           since,
