@@ -3,7 +3,7 @@
 // range of about a tenth of it, to see whether memory grows with the rows), through the same
 // code as `npm run cli -- export-report` (COPY, money sums, SHA-256, manifest, rename).
 // Reported: rows/s, the process's peak RSS during each run (sampled every 50 ms) and DuckDB's
-// own peak memory (duckdb_memory(), sampled alike).
+// own peak memory (duckdb_memory(), sampled alike); and how long `verify` takes on the CSV.
 // Baseline, same run: PostgreSQL's `COPY (SELECT the same rows ORDER BY the same keys) TO STDOUT
 // (FORMAT csv)` written to a file.
 // Goal (issue 6): at least 2M rows/s, and memory flat (peak RSS independent of the row count).
@@ -18,6 +18,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { to as copyTo } from 'pg-copy-streams';
 import { resolveExportRequest, runExport } from '../src/exports/export-run.ts';
+import { MANIFEST_FILE, verifyManifest } from '../src/exports/manifest.ts';
 import { openReadModel, type ReadModel } from '../src/readmodel/read-model.ts';
 import { ReadModelStatus } from '../src/readmodel/read-model-status.ts';
 import { fullSync } from '../src/sync/full-sync.ts';
@@ -122,6 +123,16 @@ try {
       `${label.padEnd(18)} ${file.rows.toLocaleString('en-US').padStart(11)} rows  ${(run.ms / 1000).toFixed(1).padStart(6)} s  ${rate(file.rows, run.ms).toLocaleString('en-US').padStart(10)} rows/s  ${mb(file.bytes).toLocaleString('en-US').padStart(6)} MB  peak RSS ${run.rssMb} MB, DuckDB ${run.duckMb} MB`,
     );
     log(lines.at(-1)!);
+    if (label === 'csv, all') {
+      // verify reads the file back: its SHA-256, rows and money sums.
+      const started = performance.now();
+      const differences = await verifyManifest(path.join(run.result.folder, MANIFEST_FILE));
+      const ms = performance.now() - started;
+      lines.push(
+        `verify of that CSV: ${(ms / 1000).toFixed(1)} s, ${rate(file.rows, ms).toLocaleString('en-US')} rows/s, ${differences.length === 0 ? 'all matches' : differences.join('; ')}`,
+      );
+      log(lines.at(-1)!);
+    }
   }
   await rm(out, { recursive: true, force: true });
 
