@@ -12,7 +12,14 @@ describe('configuration from the environment', () => {
       tokenEnv: 'live',
       logLevel: 'warn',
       recordCacheRows: 50_000,
+      exportSchedules: undefined,
     });
+  });
+
+  it('resolves the export schedules file', () => {
+    expect(loadConfig({ EXPORT_SCHEDULES: 'exports.json' }).exportSchedules).toBe(
+      path.resolve('exports.json'),
+    );
   });
 
   it.each([

@@ -27,6 +27,8 @@ const configSchema = z.object({
     .int()
     .min(0)
     .default(50_000),
+  // A JSON file of export schedules the server runs (docs/exports.md); unset: none.
+  EXPORT_SCHEDULES: z.string().min(1).optional(),
 });
 
 export interface Config {
@@ -42,6 +44,8 @@ export interface Config {
   rateLimitBurst: number | undefined;
   /** Rows kept per list by the record cache. */
   recordCacheRows: number;
+  /** Path of the export schedules file, resolved; undefined: no schedules. */
+  exportSchedules: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -71,5 +75,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerSecond: c.RATE_LIMIT_PER_SECOND,
     rateLimitBurst: c.RATE_LIMIT_BURST,
     recordCacheRows: c.RECORD_CACHE_ROWS,
+    exportSchedules:
+      c.EXPORT_SCHEDULES === undefined ? undefined : path.resolve(c.EXPORT_SCHEDULES),
   };
 }

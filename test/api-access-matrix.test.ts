@@ -153,6 +153,33 @@ export const ENDPOINTS: Record<string, Endpoint> = {
     agency: true,
     status: ownerAdmin(200),
   },
+  // Exports: Owner/Admin, then the plan rules of the data they contain.
+  'GET /exports/invoices': {
+    method: 'GET',
+    path: () => '/exports/invoices?format=csv',
+    scope: 'read',
+    status: ownerAdmin(200),
+  },
+  'GET /exports/bills': {
+    method: 'GET',
+    path: () => '/exports/bills?format=parquet',
+    scope: 'read',
+    status: ownerAdmin(200),
+  },
+  'GET /exports/unpaid-time': {
+    method: 'GET',
+    path: () => '/exports/unpaid-time?format=ndjson',
+    scope: 'read',
+    agency: true,
+    status: ownerAdmin(200),
+  },
+  'GET /exports/profitability-members': {
+    method: 'GET',
+    path: () => '/exports/profitability-members?format=csv',
+    scope: 'read',
+    agency: true,
+    status: ownerAdmin(200),
+  },
 };
 
 const PLANS: Plan[] = ['free', 'solo', 'studio', 'agency'];

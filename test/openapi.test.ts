@@ -18,7 +18,7 @@ describe('OpenAPI document and docs page', () => {
     const doc = res.json<Doc>();
     expect(doc.openapi).toBe('3.1.0');
     for (const op of OPERATIONS) {
-      const url = `/api/v1${op.path.replace('{id}', ':id')}`;
+      const url = `/api/v1${op.path.replace(/\{(\w+)\}/g, ':$1')}`;
       expect(h.app.hasRoute({ method: op.method.toUpperCase(), url }), url).toBe(true);
       const documented = doc.paths[op.path][op.method];
       expect(documented.responses).toHaveProperty(String(op.success.status));

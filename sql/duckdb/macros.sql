@@ -106,3 +106,52 @@ CREATE OR REPLACE MACRO e4_percent(part_e4, whole_e4) AS
 
 -- The first day of the month of `d` (the key of the profitability month cells).
 CREATE OR REPLACE MACRO entry_month(d) AS CAST(date_trunc('month', d) AS DATE);
+
+-- Text forms of values for the exports (src/exports/, docs/exports.md), equal to what the API
+-- answers, so a CSV or NDJSON export is byte-deterministic and compares directly with the API.
+
+-- The minor-unit digits of a currency; 2 for a code outside the table, as the API formats it.
+CREATE OR REPLACE MACRO currency_scale(currency_code) AS
+  coalesce((SELECT scale FROM currencies WHERE code = currency_code), 2);
+
+-- A decimal printed with exactly `scale` (0 to 4) decimals, rounded half away from zero.
+CREATE OR REPLACE MACRO decimal_at_scale(v, scale) AS
+  CASE scale
+    WHEN 0 THEN CAST(CAST(v AS DECIMAL(38, 0)) AS VARCHAR)
+    WHEN 1 THEN CAST(CAST(v AS DECIMAL(38, 1)) AS VARCHAR)
+    WHEN 2 THEN CAST(CAST(v AS DECIMAL(38, 2)) AS VARCHAR)
+    WHEN 3 THEN CAST(CAST(v AS DECIMAL(38, 3)) AS VARCHAR)
+    ELSE CAST(CAST(v AS DECIMAL(38, 4)) AS VARCHAR)
+  END;
+
+-- An amount with its currency's scale ("150.00", JPY "150", KWD "1.500"): formatAmount.
+CREATE OR REPLACE MACRO money_text(v, currency_code) AS
+  decimal_at_scale(v, currency_scale(currency_code));
+
+-- The decimals of a DECIMAL(18,4) that are not trailing zeros (0 to 4).
+CREATE OR REPLACE MACRO significant_decimals(v) AS
+  CASE
+    WHEN money_e4(v) % 10 <> 0 THEN 4
+    WHEN money_e4(v) % 100 <> 0 THEN 3
+    WHEN money_e4(v) % 1000 <> 0 THEN 2
+    WHEN money_e4(v) % 10000 <> 0 THEN 1
+    ELSE 0
+  END;
+
+-- A rate (hourly rate, unit price): the currency's scale, more decimals kept when they are not
+-- zeros ("150.00", "150.125"): rate() of src/api/record-values.ts.
+CREATE OR REPLACE MACRO rate_text(v, currency_code) AS
+  decimal_at_scale(v, greatest(currency_scale(currency_code), significant_decimals(v)));
+
+-- A plain decimal without trailing zeros ("19.0000" -> "19", "1.5000" -> "1.5"): decimal().
+CREATE OR REPLACE MACRO decimal_text(v) AS
+  CASE
+    WHEN contains(CAST(v AS VARCHAR), '.') THEN rtrim(rtrim(CAST(v AS VARCHAR), '0'), '.')
+    ELSE CAST(v AS VARCHAR)
+  END;
+
+-- A timestamp as ISO 8601 UTC with milliseconds ("2026-01-31T09:30:00.000Z"), as the API's.
+-- From its microseconds since 1970 (UTC by definition): twice as fast as AT TIME ZONE 'UTC',
+-- which goes through ICU, and the same text.
+CREATE OR REPLACE MACRO iso_timestamp(ts) AS
+  strftime(make_timestamp(epoch_us(ts)), '%Y-%m-%dT%H:%M:%S.%gZ');

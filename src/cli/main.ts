@@ -4,6 +4,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
+import { checkExportInput, resolveExportRequest, runExport } from '../exports/export-run.ts';
+import { EXPORT_REPORT_NAMES } from '../exports/export-reports.ts';
+import { MANIFEST_FILE, verifyManifest } from '../exports/manifest.ts';
 import { exportSnapshot } from '../snapshot/export.ts';
 import { generateWorkspace } from '../snapshot/generate.ts';
 import { importSnapshot, SnapshotImportError, type ImportIssue } from '../snapshot/import.ts';
@@ -24,9 +27,13 @@ const USAGE = `Usage: npm run cli -- <command>
   tokens list [--workspace W]
   tokens revoke <prefix>
   sync                                         bring the read model up to date and exit
-  serve                                        serve the API
+  serve                                        serve the API (and the export schedules of EXPORT_SCHEDULES)
+  export-report <report> --workspace W --format csv|parquet|ndjson --out DIR [--from YYYY-MM-DD] [--to YYYY-MM-DD]
+                                               sync, then write one export run folder (data file + manifest.json)
+      reports: ${EXPORT_REPORT_NAMES.join(', ')}
+  verify <manifest.json>                       recompute an export's sizes, SHA-256, rows and money sums
 
-Environment: DATABASE_URL, DATA_DIR (./.data), HOST (127.0.0.1), PORT (3000), TOKEN_ENV (live|test)`;
+Environment: DATABASE_URL, DATA_DIR (./.data), HOST (127.0.0.1), PORT (3000), TOKEN_ENV (live|test), EXPORT_SCHEDULES`;
 
 type Command = (args: string[], config: Config) => Promise<void>;
 
@@ -183,6 +190,62 @@ const COMMANDS: Record<string, Command> = {
     } finally {
       await runtime.close();
     }
+  },
+
+  'export-report': async (args, config) => {
+    const { values, positionals } = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        workspace: { type: 'string' },
+        format: { type: 'string' },
+        from: { type: 'string' },
+        to: { type: 'string' },
+        out: { type: 'string' },
+      },
+    });
+    const report = one(positionals, 'export-report needs one report name');
+    if (!values.workspace) throw new UserError('export-report needs --workspace W');
+    if (!values.format) throw new UserError('export-report needs --format csv|parquet|ndjson');
+    if (!values.out) throw new UserError('export-report needs --out DIR');
+    // Checked before the store is opened: a typo answers at once.
+    const input = checkExportInput({
+      report,
+      workspaceId: values.workspace,
+      format: values.format,
+      from: values.from,
+      to: values.to,
+    });
+    const runtime = await openRuntime(config);
+    try {
+      await syncNow(runtime);
+      const connection = await runtime.readModel.connect();
+      const request = await resolveExportRequest(connection, input).finally(() =>
+        connection.closeSync(),
+      );
+      const { folder, manifest } = await runExport(runtime.readModel, request, {
+        outDir: values.out,
+        log: info,
+      });
+      info(
+        `Exported ${manifest.rows.toLocaleString('en-US')} rows of ${manifest.report} (data as of ${manifest.dataAsOf ?? '-'})`,
+      );
+      process.stdout.write(`${path.join(folder, MANIFEST_FILE)}\n`);
+    } finally {
+      await runtime.close();
+    }
+  },
+
+  verify: async (args) => {
+    const { positionals } = parseArgs({ args, allowPositionals: true });
+    const manifest = one(positionals, 'verify needs one manifest.json');
+    const differences = await verifyManifest(manifest);
+    for (const line of differences) process.stdout.write(`${line}\n`);
+    if (differences.length > 0)
+      throw new UserError(
+        `${manifest} does not match its files: ${differences.length} difference${differences.length === 1 ? '' : 's'}`,
+      );
+    info(`${manifest}: every file, row count and money sum matches`);
   },
 
   serve: async (_args, config) => {

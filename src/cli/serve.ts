@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../http/app.ts';
 import type { ReadModelRuntime } from '../runtime.ts';
+import { ExportScheduler, loadSchedules } from '../exports/schedules.ts';
 import { SyncService } from '../sync/sync-service.ts';
 import { info, progressLine } from './output.ts';
 
@@ -14,6 +15,8 @@ export async function serve(
   onListening?: (url: string) => void,
 ): Promise<FastifyInstance> {
   const { config } = runtime;
+  // Checked before anything listens: a bad schedules file is one line and exit code 1.
+  const schedules = config.exportSchedules ? await loadSchedules(config.exportSchedules) : [];
   const sync = createSyncService(runtime);
   const app = await buildApp({
     db: runtime.db,
@@ -28,8 +31,15 @@ export async function serve(
       ...(config.rateLimitBurst === undefined ? {} : { burst: config.rateLimitBurst }),
     },
   });
+  const scheduler = new ExportScheduler({
+    readModel: runtime.readModel,
+    status: runtime.status,
+    schedules,
+    log: info,
+  });
   const shutdown = async (signal: string) => {
     info(`${signal}: shutting down`);
+    await scheduler.stop();
     await app.close();
     await sync.stop();
     await runtime.close();
@@ -44,6 +54,15 @@ export async function serve(
   // Runs for the life of the server: the first load (when the read model has none), then
   // every committed change as it streams in.
   await sync.start();
+  if (schedules.length > 0) {
+    info(`Export schedules: ${schedules.map((s) => `${s.id} (${s.cron.source})`).join(', ')}`);
+    // Catches up on times missed while the server was down, then runs each on its timer.
+    scheduler
+      .start()
+      .catch((error: unknown) =>
+        info(`export schedules: ${error instanceof Error ? error.message : String(error)}`),
+      );
+  }
   onListening?.(url);
   return app;
 }

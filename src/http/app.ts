@@ -6,6 +6,7 @@ import type { ReadModel } from '../readmodel/read-model.ts';
 import type { ReadModelStatus } from '../readmodel/read-model-status.ts';
 import { registerClientRoutes } from '../api/clients/client.route.ts';
 import { registerExpenseRoutes } from '../api/expenses/expense.route.ts';
+import { registerExportRoutes } from '../exports/export.route.ts';
 import { registerTaskRoutes } from '../api/tasks/task.route.ts';
 import { registerInvoiceRoutes } from '../api/invoices/invoice.route.ts';
 import { registerProjectRoutes } from '../api/projects/project.route.ts';
@@ -115,6 +116,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       registerTimeEntryRoutes(api, context);
       registerTaskRoutes(api, context);
       registerExpenseRoutes(api, context);
+      registerExportRoutes(api, context);
     },
     { prefix: API_PREFIX },
   );

@@ -15,6 +15,7 @@ import { taskRecord } from '../api/tasks/task.record.ts';
 import { timeEntryUpdateInput } from '../api/time-entries/time-entry.input.ts';
 import { timeEntryRecord } from '../api/time-entries/time-entry.record.ts';
 import { payoutSummarySchema } from '../reports/payout-summary/payout-summary.schema.ts';
+import { exportOperation } from '../exports/export.route.ts';
 import { profitabilityOperation } from '../reports/profitability/profitability.route.ts';
 import { billListQuery, billRecord } from '../reports/team-payouts/bills.ts';
 import { payeeListQuery, payeeRecord } from '../reports/team-payouts/payees.ts';
@@ -31,9 +32,12 @@ export interface OperationDoc {
   access: string;
   query?: z.ZodObject | z.ZodType;
   pathId?: boolean;
+  /** Other path parameters (`{name}` in `path`), with their JSON schema. */
+  pathParameters?: Record<string, object>;
   body?: z.ZodType;
   idempotencyKey?: 'required' | 'optional';
-  success: { status: 200 | 201; schema: z.ZodType };
+  /** `content`: media types other than JSON, with their JSON schema (a file download). */
+  success: { status: 200 | 201; schema: z.ZodType; content?: Record<string, object> };
   /** Error statuses and their codes beyond the ones every operation has. */
   errors: Record<number, string[]>;
 }
@@ -188,6 +192,7 @@ export const OPERATIONS: OperationDoc[] = [
   },
   ...teamPayoutReads(),
   profitabilityOperation,
+  exportOperation,
   {
     method: 'get',
     path: '/team-payouts/summary',
@@ -313,6 +318,8 @@ function parameters(operation: OperationDoc): object[] {
       required: true,
       schema: { type: 'string', format: 'uuid' },
     });
+  for (const [name, schema] of Object.entries(operation.pathParameters ?? {}))
+    list.push({ name, in: 'path', required: true, schema });
   if (operation.query && operation.query instanceof z.ZodObject) {
     const shape: Record<string, z.ZodType> = operation.query.shape;
     for (const [name, field] of Object.entries(shape)) {
@@ -344,7 +351,9 @@ export function openApiDocument(): object {
     const responses: Record<string, object> = {
       [operation.success.status]: {
         description: operation.success.status === 201 ? 'Created' : 'OK',
-        content: { 'application/json': { schema: jsonSchema(operation.success.schema, 'output') } },
+        content: operation.success.content ?? {
+          'application/json': { schema: jsonSchema(operation.success.schema, 'output') },
+        },
       },
     };
     const errors = { ...COMMON_ERRORS, ...operation.errors };

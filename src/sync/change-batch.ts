@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { TRACKED_ID_TABLES } from '../readmodel/read-model-status.ts';
 import { SearchIndexUpdate } from '../search/search-index.ts';
+import { ExportJournalUpdate } from '../exports/export-journal.ts';
 import { SummaryUpdate } from '../summaries/summaries.ts';
 import type { ColumnInfo } from './full-sync.ts';
 import { parsePgArray } from './pg-array.ts';
@@ -206,6 +207,7 @@ export class ChangeBatch {
     const dir = await mkdtemp(path.join(tmpdir(), 'ledgerline-apply-'));
     const search = new SearchIndexUpdate();
     const summaries = new SummaryUpdate();
+    const journal = new ExportJournalUpdate();
     try {
       for (const changes of this.changes.values()) {
         if (changes.lines === 0) continue;
@@ -215,13 +217,17 @@ export class ChangeBatch {
         await this.noteWritten(duck, changes, source);
         await search.beforeApply(duck, changes.table, source);
         await summaries.beforeApply(duck, changes.table, source);
+        await journal.beforeApply(duck, changes.table, source);
         await applyTable(duck, changes, file);
         await summaries.afterApply(duck, changes.table, source);
+        await journal.afterApply(duck, changes.table, source);
         written += changes.lines;
       }
-      // The search index and the summaries follow their rows in the same transaction.
+      // The search index, the summaries and the export journal follow their rows in the same
+      // transaction.
       await search.afterApply(duck);
       await summaries.refresh(duck);
+      await journal.record(duck);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

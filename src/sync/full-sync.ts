@@ -8,6 +8,7 @@ import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import type { ReadModel } from '../readmodel/read-model.ts';
 import { rebuildSearchIndex, SEARCH_TABLES } from '../search/search-index.ts';
+import { EXPORT_JOURNAL_TABLES, resetExportJournal } from '../exports/export-journal.ts';
 import { rebuildSummaries, SUMMARY_TABLES } from '../summaries/summaries.ts';
 import { faultPoint } from './fault-points.ts';
 import { sourceIdentity } from './source-identity.ts';
@@ -23,6 +24,7 @@ const LOCAL_TABLES = new Set<string>([
   'profitability_report_day_cells',
   ...SEARCH_TABLES,
   ...SUMMARY_TABLES,
+  ...EXPORT_JOURNAL_TABLES,
 ]);
 
 export interface SyncProgress {
@@ -227,6 +229,7 @@ export async function fullSync(
     await duck.run('BEGIN TRANSACTION');
     duckOpen = true;
     await rebuildSummaries(duck);
+    await resetExportJournal(duck);
     const derivedMs = Date.now() - derivedStarted;
     await writeSyncState(duck, {
       sourceSystemId: systemId,

@@ -4,6 +4,7 @@ import { LogicalReplicationService } from 'pg-logical-replication';
 import type { ReadModel } from '../readmodel/read-model.ts';
 import type { ReadModelStatus } from '../readmodel/read-model-status.ts';
 import { rebuildSearchIndex } from '../search/search-index.ts';
+import { resetExportJournal } from '../exports/export-journal.ts';
 import { rebuildSummaries } from '../summaries/summaries.ts';
 import { ChangeBatch } from './change-batch.ts';
 import { ChangeLogFollower } from './change-log-follower.ts';
@@ -387,6 +388,7 @@ export class SyncService {
           // through a truncate.
           await rebuildSearchIndex(this.duck!);
           await rebuildSummaries(this.duck!);
+          await resetExportJournal(this.duck!);
           this.changed();
           return;
         case 'commit':

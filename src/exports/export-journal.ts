@@ -1,0 +1,188 @@
+import { randomUUID } from 'node:crypto';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { JournalPosition as Position } from './manifest.ts';
+import type { JournalSource } from './export-reports.ts';
+import { COPY_OPTIONS, type ExportFormat, type RowFilter } from './export-writer.ts';
+
+export type JournalPosition = Position;
+
+/**
+ * The export journal (docs/exports.md, "Incremental"): which rows of the exported tables each
+ * sync batch changed, written by the sync in the same DuckDB transaction as the rows
+ * (ChangeBatch.flush, both sync modes), numbered by a change counter. A first load or a
+ * truncate starts a new journal under a new load id: a schedule whose previous run read
+ * another load id exports everything again.
+ *
+ * Keys are text: `id` for tables keyed by id, `payment_id/bill_id` for allocations. A key is
+ * journaled for its own table's changes and for the changes that alter what its export row
+ * shows (a bill's figures follow its lines, allocations and payments; a line shows its bill's
+ * number and currency; an allocation its payment's date and status and its bill's number).
+ */
+
+/** Read-model tables of the journal: kept by the sync, never copied from PostgreSQL. */
+export const EXPORT_JOURNAL_TABLES = [
+  'export_journal',
+  'export_journal_state',
+  'export_journal_touched',
+] as const;
+
+/** For each exported table: the journal key of its rows as SQL over alias `t`. */
+const KEY_SQL: Record<string, string> = {
+  invoices: 'CAST(t.id AS VARCHAR)',
+  time_entries: 'CAST(t.id AS VARCHAR)',
+  team_bills: 'CAST(t.id AS VARCHAR)',
+  team_bill_lines: 'CAST(t.id AS VARCHAR)',
+  team_payments: 'CAST(t.id AS VARCHAR)',
+  team_payment_allocations: "CAST(t.payment_id AS VARCHAR) || '/' || CAST(t.bill_id AS VARCHAR)",
+};
+
+/** The ids a change file names (`source`: columns as text), as UUIDs. */
+const idsOf = (source: string, column = 'id') =>
+  `SELECT DISTINCT CAST(${column} AS UUID) FROM ${source} WHERE ${column} IS NOT NULL`;
+
+/**
+ * Rows of other exports that a change of a table alters, as (table_name, key) over the read
+ * model as it stands; run before and after the change is applied, so both the old and the new
+ * row's references count.
+ */
+const DEPENDENTS: Record<string, ((source: string) => string)[]> = {
+  team_bill_lines: [
+    (s) =>
+      `SELECT 'team_bills', CAST(bill_id AS VARCHAR) FROM team_bill_lines WHERE id IN (${idsOf(s)})`,
+  ],
+  team_payment_allocations: [
+    (s) =>
+      `SELECT 'team_bills', CAST(bill_id AS VARCHAR) FROM team_payment_allocations
+       WHERE payment_id IN (${idsOf(s, 'payment_id')})`,
+  ],
+  team_payments: [
+    (s) =>
+      `SELECT 'team_bills', CAST(bill_id AS VARCHAR) FROM team_payment_allocations
+       WHERE payment_id IN (${idsOf(s)})`,
+    (s) =>
+      `SELECT 'team_payment_allocations', ${KEY_SQL.team_payment_allocations}
+       FROM team_payment_allocations t WHERE t.payment_id IN (${idsOf(s)})`,
+  ],
+  team_bills: [
+    (s) =>
+      `SELECT 'team_bill_lines', CAST(id AS VARCHAR) FROM team_bill_lines WHERE bill_id IN (${idsOf(s)})`,
+    (s) =>
+      `SELECT 'team_payment_allocations', ${KEY_SQL.team_payment_allocations}
+       FROM team_payment_allocations t WHERE t.bill_id IN (${idsOf(s)})`,
+  ],
+};
+
+/** The key of a change file's row (columns as text), as KEY_SQL makes it from a table row. */
+const sourceKey = (table: string) =>
+  table === 'team_payment_allocations'
+    ? "CAST(CAST(t.payment_id AS UUID) AS VARCHAR) || '/' || CAST(CAST(t.bill_id AS UUID) AS VARCHAR)"
+    : 'CAST(CAST(t.id AS UUID) AS VARCHAR)';
+
+/**
+ * Collects the journal keys of one sync flush in `export_journal_touched`, and numbers them in
+ * `export_journal` at the end of the flush, inside the sync's transaction.
+ */
+export class ExportJournalUpdate {
+  private touched = false;
+
+  /** Before a change file of `table` is applied: the rows it replaces still show their links. */
+  async beforeApply(duck: DuckDBConnection, table: string, source: string): Promise<void> {
+    await this.dependents(duck, table, source);
+  }
+
+  /** After it is applied: the changed keys themselves, and what the new rows link to. */
+  async afterApply(duck: DuckDBConnection, table: string, source: string): Promise<void> {
+    if (KEY_SQL[table] !== undefined) {
+      await duck.run(
+        `INSERT INTO export_journal_touched SELECT DISTINCT '${table}', ${sourceKey(table)} FROM ${source} t`,
+      );
+      this.touched = true;
+    }
+    await this.dependents(duck, table, source);
+  }
+
+  /** Numbers the flush's keys with the next change number. */
+  async record(duck: DuckDBConnection): Promise<void> {
+    if (!this.touched) return;
+    await ensureJournalState(duck);
+    await duck.run('UPDATE export_journal_state SET change_no = change_no + 1');
+    await duck.run(
+      `DELETE FROM export_journal j USING (SELECT DISTINCT table_name, key FROM export_journal_touched) k
+       WHERE j.table_name = k.table_name AND j.key = k.key`,
+    );
+    await duck.run(
+      `INSERT INTO export_journal
+       SELECT DISTINCT table_name, key, (SELECT change_no FROM export_journal_state)
+       FROM export_journal_touched`,
+    );
+    await duck.run('DELETE FROM export_journal_touched');
+    this.touched = false;
+  }
+
+  private async dependents(duck: DuckDBConnection, table: string, source: string) {
+    for (const dependent of DEPENDENTS[table] ?? []) {
+      await duck.run(`INSERT INTO export_journal_touched ${dependent(source)}`);
+      this.touched = true;
+    }
+  }
+}
+
+async function ensureJournalState(duck: DuckDBConnection): Promise<void> {
+  const rows = (await duck.runAndReadAll('SELECT count(*) FROM export_journal_state')).getRows();
+  if (Number(rows[0]![0]) === 0) {
+    await duck.run('INSERT INTO export_journal_state VALUES ($id, 0)', { id: randomUUID() });
+  }
+}
+
+/**
+ * Starts a new journal (a first load or a truncate: the read model's rows were replaced, so no
+ * earlier position says what changed). Inside the transaction that replaces them.
+ */
+export async function resetExportJournal(duck: DuckDBConnection): Promise<void> {
+  await duck.run('DELETE FROM export_journal');
+  await duck.run('DELETE FROM export_journal_touched');
+  await duck.run('DELETE FROM export_journal_state');
+  await duck.run('INSERT INTO export_journal_state VALUES ($id, 0)', { id: randomUUID() });
+}
+
+/** Where the journal stands (a read model never loaded has load id `none`). */
+export async function journalPosition(duck: DuckDBConnection): Promise<JournalPosition> {
+  const row = (
+    await duck.runAndReadAll('SELECT load_id, change_no FROM export_journal_state LIMIT 1')
+  ).getRows()[0];
+  return row
+    ? { loadId: String(row[0]), changeNo: Number(row[1]) }
+    : { loadId: 'none', changeNo: 0 };
+}
+
+/** Only the report's rows whose journal key changed after `since` (an incremental run). */
+export function changedSince(journal: JournalSource, since: JournalPosition): RowFilter {
+  return (params) =>
+    `${journal.key} IN (SELECT key FROM export_journal WHERE table_name = '${journal.table}'
+      AND change_no > ${params.bind(since.changeNo, 'BIGINT')})`;
+}
+
+/**
+ * Writes the keys changed after `since` that the export no longer has (deleted, soft-deleted,
+ * or out of its range or plan now), sorted, one `key` column; returns how many. `current` is
+ * the SELECT of the keys the export has now (exportKeySelect).
+ */
+export async function writeDeletedSince(
+  duck: DuckDBConnection,
+  journal: JournalSource,
+  since: JournalPosition,
+  format: ExportFormat,
+  file: string,
+  current: { sql: string; values: Record<string, string | number | boolean | null> },
+): Promise<number> {
+  const reader = await duck.runAndReadAll(
+    `COPY (
+       SELECT key FROM export_journal
+       WHERE table_name = '${journal.table}' AND change_no > $export_since
+         AND key NOT IN (SELECT export_key FROM (${current.sql}))
+       ORDER BY key
+     ) TO $export_file (${COPY_OPTIONS[format]})`,
+    { ...current.values, export_since: since.changeNo, export_file: file },
+  );
+  return Number(reader.getRows()[0]?.[0] ?? 0);
+}

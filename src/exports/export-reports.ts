@@ -1,0 +1,459 @@
+import type { AccessRule } from '../http/access.ts';
+import { OWNER_ADMIN } from '../http/access.ts';
+import type { SqlParams } from '../http/list/sql-params.ts';
+import { wholeMonths } from '../reports/profitability/profitability.query.ts';
+import type { Plan } from '../store/schema.ts';
+
+/**
+ * The exportable reports (docs/exports.md): one definition each, over the read model. A column
+ * is named as the API's record field (camelCase), so an export compares field by field with
+ * what the API answers; its kind says how it is written in each format.
+ */
+export type ColumnKind =
+  | 'uuid'
+  | 'text'
+  | 'integer'
+  | 'boolean'
+  | 'date'
+  | 'timestamp'
+  /** An amount: the currency's scale in text formats, DECIMAL(18,4) in Parquet. */
+  | 'money'
+  /** A rate or price: the currency's scale, more decimals kept when they are not zeros. */
+  | 'rate'
+  /** A plain decimal without trailing zeros (quantity, tax rate, exchange rate). */
+  | 'decimal'
+  /** A decimal already at its scale (marginPercent). */
+  | 'fixed'
+  /** A list of names: joined with ';' in text formats, a LIST in Parquet. */
+  | 'names';
+
+export interface ExportColumn {
+  /** The API's field name; also the column's name in every format. */
+  name: string;
+  /** SQL over the report's FROM. */
+  sql: string;
+  kind: ColumnKind;
+  /** Money and rates: the SQL of the currency they are in. */
+  currency?: string;
+}
+
+export interface ExportParams {
+  workspaceId: string;
+  /** The workspace's plan: a Studio workspace's exports leave out draft bills (decisions 2). */
+  plan: Plan;
+  /** Inclusive dates (YYYY-MM-DD) on the report's date; either may be absent. */
+  from?: string | undefined;
+  to?: string | undefined;
+}
+
+/** Which rows of which read-model table an incremental run takes (see export-journal.ts). */
+export interface JournalSource {
+  /** The journal's table name for the report's rows. */
+  table: string;
+  /** SQL of the row's journal key over the report's FROM (text). */
+  key: string;
+}
+
+export interface ExportReport {
+  name: string;
+  /** What from/to filter, for the docs and the CLI's help. */
+  dateMeaning: string;
+  /** Role, scope and plan feature of the HTTP export: those of the data it contains. */
+  access: AccessRule;
+  columns: ExportColumn[];
+  /**
+   * The rows' FROM and WHERE, with the workspace, dates and plan bound into `params`. The
+   * conditions are fixed SQL with placeholders; no value is pasted.
+   */
+  source(p: ExportParams, params: SqlParams): { from: string; where: string[] };
+  /** Stable order, ending in a unique key, so the same data gives the same bytes. */
+  orderBy: string;
+  /** Row reports an incremental schedule can follow; absent for derived reports. */
+  journal?: JournalSource;
+  /**
+   * The first key of `orderBy` (never NULL) with its SQL type: a large CSV or NDJSON export is
+   * written in parts by ranges of it (export-writer.ts).
+   */
+  partitionKey?: { sql: string; type: string };
+}
+
+const FINALIZED: AccessRule = { roles: OWNER_ADMIN, scope: 'read' };
+const AGENCY: AccessRule = {
+  roles: OWNER_ADMIN,
+  scope: 'read',
+  feature: { plan: 'agency', name: 'team_payouts' },
+};
+
+const ws = (params: SqlParams, p: ExportParams, column = 'r.workspace_id') =>
+  `${column} = ${params.bind(p.workspaceId, 'UUID')}`;
+
+/** `column` between from and to, each end only when given. */
+function dateRange(params: SqlParams, p: ExportParams, column: string): string[] {
+  return [
+    ...(p.from === undefined ? [] : [`${column} >= ${params.bind(p.from, 'DATE')}`]),
+    ...(p.to === undefined ? [] : [`${column} <= ${params.bind(p.to, 'DATE')}`]),
+  ];
+}
+
+/** Bills whose service period overlaps the range, as GET /team-payouts/bills (decisions 7). */
+function servicePeriodOverlaps(params: SqlParams, p: ExportParams, bill = 'b'): string[] {
+  return [
+    ...(p.from === undefined
+      ? []
+      : [`(${bill}.service_to IS NULL OR ${bill}.service_to >= ${params.bind(p.from, 'DATE')})`]),
+    ...(p.to === undefined
+      ? []
+      : [`(${bill}.service_from IS NULL OR ${bill}.service_from <= ${params.bind(p.to, 'DATE')})`]),
+  ];
+}
+
+/** Drafts are an Agency feature: a Studio workspace's exports never contain them. */
+const noDrafts = (p: ExportParams, bill = 'b') =>
+  p.plan === 'agency' ? [] : [`${bill}.status <> 'DRAFT'`];
+
+const col = (name: string, sql: string, kind: ColumnKind, currency?: string): ExportColumn =>
+  currency === undefined ? { name, sql, kind } : { name, sql, kind, currency };
+
+const invoices: ExportReport = {
+  name: 'invoices',
+  dateMeaning: 'issue date',
+  access: FINALIZED,
+  columns: [
+    col('id', 'r.id', 'uuid'),
+    col('orgId', 'r.workspace_id', 'uuid'),
+    col('clientId', 'r.client_id', 'uuid'),
+    col('number', 'r.number', 'text'),
+    col('billToName', 'r.bill_to_name', 'text'),
+    col('notes', 'r.notes', 'text'),
+    col('currency', 'r.currency', 'text'),
+    col('status', 'r.status', 'text'),
+    col('paymentStatus', 'r.payment_status', 'text'),
+    col('subtotal', 'r.subtotal', 'money', 'r.currency'),
+    col('discountAmount', 'r.discount_amount', 'money', 'r.currency'),
+    col('total', 'r.total', 'money', 'r.currency'),
+    col('amountPaid', 'r.amount_paid', 'money', 'r.currency'),
+    col('taxRate', 'r.tax_rate', 'decimal'),
+    col('issueDate', 'r.issue_date', 'date'),
+    col('dueDate', 'r.due_date', 'date'),
+    col('sentAt', 'r.sent_at', 'timestamp'),
+    col('paidAt', 'r.paid_at', 'timestamp'),
+    col('createdAt', 'r.created_at', 'timestamp'),
+    col('updatedAt', 'r.updated_at', 'timestamp'),
+    col('deletedAt', 'r.deleted_at', 'timestamp'),
+  ],
+  source: (p, params) => ({
+    from: 'invoices r',
+    where: [ws(params, p), 'r.deleted_at IS NULL', ...dateRange(params, p, 'r.issue_date')],
+  }),
+  orderBy: 'r.issue_date NULLS LAST, r.number, r.id',
+  journal: { table: 'invoices', key: 'CAST(r.id AS VARCHAR)' },
+};
+
+const timeEntries: ExportReport = {
+  name: 'time-entries',
+  dateMeaning: 'entry date',
+  access: FINALIZED,
+  columns: [
+    col('id', 'r.id', 'uuid'),
+    col('orgId', 'r.workspace_id', 'uuid'),
+    col('userId', 'r.user_id', 'uuid'),
+    col('projectId', 'r.project_id', 'uuid'),
+    col('taskId', 'r.task_id', 'uuid'),
+    col('invoiceId', 'r.invoice_id', 'uuid'),
+    col('durationSeconds', 'r.duration_seconds', 'integer'),
+    col('billable', 'r.billable', 'boolean'),
+    col('isRunning', 'r.is_running', 'boolean'),
+    col('note', 'r.note', 'text'),
+    col('entryDate', 'r.entry_date', 'date'),
+    col('startedAt', 'r.started_at', 'timestamp'),
+    col('stoppedAt', 'r.stopped_at', 'timestamp'),
+    col('createdAt', 'r.created_at', 'timestamp'),
+    col('updatedAt', 'r.updated_at', 'timestamp'),
+    col('deletedAt', 'r.deleted_at', 'timestamp'),
+  ],
+  source: (p, params) => ({
+    from: 'time_entries r',
+    where: [ws(params, p), 'r.deleted_at IS NULL', ...dateRange(params, p, 'r.entry_date')],
+  }),
+  orderBy: 'r.entry_date, r.id',
+  journal: { table: 'time_entries', key: 'CAST(r.id AS VARCHAR)' },
+  partitionKey: { sql: 'r.entry_date', type: 'DATE' },
+};
+
+const bills: ExportReport = {
+  name: 'bills',
+  dateMeaning: 'service period (bills whose period overlaps the range, as GET /team-payouts/bills)',
+  access: FINALIZED,
+  columns: [
+    col('id', 'b.id', 'uuid'),
+    col('payeeId', 'b.payee_id', 'uuid'),
+    col('userId', 'p.user_id', 'uuid'),
+    col('number', 'b.number', 'text'),
+    col('status', 'b.status', 'text'),
+    col('paymentStatus', 'f.payment_status', 'text'),
+    col('revision', 'b.revision', 'integer'),
+    col('currency', 'b.currency', 'text'),
+    col('total', 'f.total', 'money', 'b.currency'),
+    col('amountPaid', 'f.amount_paid', 'money', 'b.currency'),
+    col('remaining', 'f.remaining', 'money', 'b.currency'),
+    col('subtotal', 'f.subtotal', 'money', 'b.currency'),
+    col('adjustmentTotal', 'f.adjustment_total', 'money', 'b.currency'),
+    col('serviceFrom', 'b.service_from', 'date'),
+    col('serviceTo', 'b.service_to', 'date'),
+    col('issueDate', 'b.issue_date', 'date'),
+    col('dueDate', 'b.due_date', 'date'),
+    col('createdAt', 'b.created_at', 'timestamp'),
+    col('updatedAt', 'b.updated_at', 'timestamp'),
+    col('approvedAt', 'b.approved_at', 'timestamp'),
+    col('deletedAt', 'b.deleted_at', 'timestamp'),
+    col('note', 'b.note', 'text'),
+    col('voidReason', 'b.void_reason', 'text'),
+    col('lineGroupBy', 'b.line_group_by', 'text'),
+    col('showProjectName', 'b.show_project_name', 'boolean'),
+    col('showTaskName', 'b.show_task_name', 'boolean'),
+  ],
+  source: (p, params) => ({
+    from: `team_bills b JOIN team_bill_figures f ON f.bill_id = b.id
+      JOIN payees p ON p.id = b.payee_id`,
+    where: [
+      ws(params, p, 'b.workspace_id'),
+      'b.deleted_at IS NULL',
+      ...noDrafts(p),
+      ...servicePeriodOverlaps(params, p),
+    ],
+  }),
+  orderBy: 'b.number, b.id',
+  journal: { table: 'team_bills', key: 'CAST(b.id AS VARCHAR)' },
+};
+
+const billLines: ExportReport = {
+  name: 'bill-lines',
+  dateMeaning: "the bill's service period (the lines of the bills export for the same range)",
+  access: FINALIZED,
+  columns: [
+    col('id', 'l.id', 'uuid'),
+    col('billId', 'l.bill_id', 'uuid'),
+    col('billNumber', 'b.number', 'text'),
+    col('currency', 'b.currency', 'text'),
+    col('position', 'l.position', 'integer'),
+    col('kind', 'l.kind', 'text'),
+    col('description', 'l.description', 'text'),
+    col('timeEntryId', 'l.time_entry_id', 'uuid'),
+    col('projectId', 'l.project_id', 'uuid'),
+    col('taskId', 'l.task_id', 'uuid'),
+    col('workDate', 'l.work_date', 'date'),
+    col('durationSeconds', 'l.duration_seconds', 'integer'),
+    col('hourlyRate', 'l.hourly_rate', 'rate', 'b.currency'),
+    col('amount', 'l.amount', 'money', 'b.currency'),
+    col('quantity', 'l.quantity', 'decimal'),
+    col('unitPrice', 'l.unit_price', 'rate', 'b.currency'),
+  ],
+  source: (p, params) => ({
+    from: 'team_bill_lines l JOIN team_bills b ON b.id = l.bill_id',
+    where: [
+      ws(params, p, 'l.workspace_id'),
+      'b.deleted_at IS NULL',
+      ...noDrafts(p),
+      ...servicePeriodOverlaps(params, p),
+    ],
+  }),
+  orderBy: 'b.number, l.bill_id, l.position, l.id',
+  journal: { table: 'team_bill_lines', key: 'CAST(l.id AS VARCHAR)' },
+};
+
+const payments: ExportReport = {
+  name: 'payments',
+  dateMeaning: 'paid date',
+  access: FINALIZED,
+  columns: [
+    col('id', 'r.id', 'uuid'),
+    col('payeeId', 'r.payee_id', 'uuid'),
+    col('userId', 'p.user_id', 'uuid'),
+    col('currency', 'r.currency', 'text'),
+    col('amount', 'r.amount', 'money', 'r.currency'),
+    col('paidDate', 'r.paid_date', 'date'),
+    col('method', 'r.method', 'text'),
+    col('savedMethodId', 'r.saved_method_id', 'uuid'),
+    col('reference', 'r.reference', 'text'),
+    col('note', 'r.note', 'text'),
+    col('status', 'r.status', 'text'),
+    col('createdAt', 'r.created_at', 'timestamp'),
+    col('reversedAt', 'r.reversed_at', 'timestamp'),
+    col('reversalReason', 'r.reversal_reason', 'text'),
+    col('settlementCurrency', 'r.settlement_currency', 'text'),
+    col('settlementAmount', 'r.settlement_amount', 'money', 'r.settlement_currency'),
+    col('exchangeRate', 'r.exchange_rate', 'decimal'),
+    col('settlementMode', 'r.settlement_mode', 'text'),
+  ],
+  source: (p, params) => ({
+    from: 'team_payments r JOIN payees p ON p.id = r.payee_id',
+    where: [ws(params, p), 'r.deleted_at IS NULL', ...dateRange(params, p, 'r.paid_date')],
+  }),
+  orderBy: 'r.paid_date, r.id',
+  journal: { table: 'team_payments', key: 'CAST(r.id AS VARCHAR)' },
+  partitionKey: { sql: 'r.paid_date', type: 'DATE' },
+};
+
+const allocations: ExportReport = {
+  name: 'allocations',
+  dateMeaning: "the payment's paid date",
+  access: FINALIZED,
+  columns: [
+    col('paymentId', 'a.payment_id', 'uuid'),
+    col('billId', 'a.bill_id', 'uuid'),
+    col('number', 'b.number', 'text'),
+    col('position', 'a.position', 'integer'),
+    col('paidDate', 'r.paid_date', 'date'),
+    col('paymentStatus', 'r.status', 'text'),
+    col('currency', 'b.currency', 'text'),
+    col('amount', 'a.amount', 'money', 'b.currency'),
+    col('cashAmount', 'a.cash_amount', 'money', 'a.cash_currency'),
+    col('cashCurrency', 'a.cash_currency', 'text'),
+  ],
+  source: (p, params) => ({
+    from: `team_payment_allocations a JOIN team_payments r ON r.id = a.payment_id
+      JOIN team_bills b ON b.id = a.bill_id`,
+    where: [
+      ws(params, p, 'a.workspace_id'),
+      'r.deleted_at IS NULL',
+      ...dateRange(params, p, 'r.paid_date'),
+    ],
+  }),
+  orderBy: 'r.paid_date, a.payment_id, a.position, a.bill_id',
+  journal: {
+    table: 'team_payment_allocations',
+    key: "CAST(a.payment_id AS VARCHAR) || '/' || CAST(a.bill_id AS VARCHAR)",
+  },
+};
+
+const unpaidTime: ExportReport = {
+  name: 'unpaid-time',
+  dateMeaning: 'work date (entry date); both sections (default and non_billable)',
+  access: AGENCY,
+  columns: [
+    col('id', 'r.id', 'uuid'),
+    col('timeEntryId', 'r.time_entry_id', 'uuid'),
+    col('payeeId', 'r.payee_id', 'uuid'),
+    col('userId', 'r.user_id', 'uuid'),
+    col('projectId', 'r.project_id', 'uuid'),
+    col('rateId', 'r.rate_id', 'uuid'),
+    col('name', 'r.name', 'text'),
+    col('projectName', 'r.project_name', 'text'),
+    col('taskId', 'r.task_id', 'uuid'),
+    col('taskName', 'r.task_name', 'text'),
+    col('description', 'r.description', 'text'),
+    col('currency', 'r.currency', 'text'),
+    col('workDate', 'r.work_date', 'date'),
+    col('durationSeconds', 'r.duration_seconds', 'integer'),
+    col('hourlyRate', 'r.hourly_rate', 'rate', 'r.currency'),
+    col('amount', 'r.amount', 'money', 'r.currency'),
+    col('section', 'r.section', 'text'),
+    col('selectedByDefault', 'r.selected_by_default', 'boolean'),
+  ],
+  source: (p, params) => ({
+    from: 'unpaid_time_items r',
+    where: [ws(params, p), ...dateRange(params, p, 'r.work_date')],
+  }),
+  orderBy: 'r.work_date, r.id',
+  partitionKey: { sql: 'r.work_date', type: 'DATE' },
+};
+
+/** The metrics columns of a profitability row (decisions 8), in the base currency. */
+const metricColumns = (row: string): ExportColumn[] => [
+  ...(
+    [
+      ['billedNet', 'billed_net'],
+      ['collectedNet', 'collected_net'],
+      ['compensationCost', 'compensation_cost'],
+      ['approvedCost', 'approved_cost'],
+      ['estimatedCost', 'estimated_cost'],
+      ['paid', 'paid'],
+      ['pending', 'pending'],
+      ['margin', 'margin'],
+    ] as const
+  ).map(([name, field]) => col(name, `${row}.${field}`, 'money', 'x.base_currency')),
+  col('marginPercent', `${row}.margin_percent`, 'fixed'),
+  col('clientUnbilledSeconds', `${row}.client_unbilled_seconds`, 'integer'),
+  col('missingFx', `${row}.missing_fx`, 'boolean'),
+  col('missingPayRate', `${row}.missing_pay_rate`, 'boolean'),
+  col('missingMetrics', `${row}.missing_metrics`, 'names'),
+];
+
+/**
+ * profitability_report of the whole workspace for the range, every member on one page. The
+ * with_days switch is a constant of the text, as the API's query makes it (whole months).
+ */
+function profitabilitySource(p: ExportParams, params: SqlParams, members: string) {
+  if (p.from === undefined || p.to === undefined)
+    throw new Error('profitability exports need both ends of the range');
+  const whole = wholeMonths(p.from, p.to);
+  return {
+    from: `profitability_report(${params.bind(p.workspaceId, 'UUID')}, ${params.bind(p.from, 'DATE')},
+      ${params.bind(p.to, 'DATE')}, NULL::UUID, NULL::UUID, NULL::UUID, 1::BIGINT,
+      1000000000::BIGINT, with_days := ${whole ? 'false' : 'true'}) x, ${members}`,
+    where: [],
+  };
+}
+
+const identity = (row: string) => [
+  col('userId', `${row}.user_id`, 'uuid'),
+  col('payeeId', `${row}.payee_id`, 'uuid'),
+  col('name', `${row}.name`, 'text'),
+];
+
+const profitabilityMembers: ExportReport = {
+  name: 'profitability-members',
+  dateMeaning: 'entry date, as GET /team-payouts/profitability (default: the current month)',
+  access: AGENCY,
+  columns: [
+    ...identity('m.item.member'),
+    col('baseCurrency', 'x.base_currency', 'text'),
+    ...metricColumns('m.item.member'),
+  ],
+  source: (p, params) =>
+    profitabilitySource(p, params, 'unnest(coalesce(x.members, [])) AS m(item)'),
+  orderBy: 'm.item.position',
+};
+
+const profitabilityProjects: ExportReport = {
+  name: 'profitability-projects',
+  dateMeaning: 'entry date, as GET /team-payouts/profitability (default: the current month)',
+  access: AGENCY,
+  columns: [
+    ...identity('j.project'),
+    col('projectId', 'j.project.project_id', 'uuid'),
+    col('projectName', 'j.project.project_name', 'text'),
+    col('baseCurrency', 'x.base_currency', 'text'),
+    ...metricColumns('j.project'),
+  ],
+  source: (p, params) =>
+    profitabilitySource(
+      p,
+      params,
+      `unnest(coalesce(x.members, [])) AS m(item),
+       (SELECT unnest(coalesce(m.item.projects, [])) AS project,
+          generate_subscripts(coalesce(m.item.projects, []), 1) AS ordinal) j`,
+    ),
+  orderBy: 'm.item.position, j.ordinal',
+};
+
+export const EXPORT_REPORTS: readonly ExportReport[] = [
+  invoices,
+  timeEntries,
+  bills,
+  billLines,
+  payments,
+  allocations,
+  unpaidTime,
+  profitabilityMembers,
+  profitabilityProjects,
+];
+
+export const EXPORT_REPORT_NAMES = EXPORT_REPORTS.map((r) => r.name);
+
+export function findExportReport(name: string): ExportReport | undefined {
+  return EXPORT_REPORTS.find((r) => r.name === name);
+}
+
+/** Reports whose default range is the current month (the API's own default). */
+export const needsRange = (report: ExportReport) => report.name.startsWith('profitability-');

@@ -1,0 +1,121 @@
+import { createReadStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { OWNER_ADMIN, requireAccess } from '../http/access.ts';
+import type { RouteContext } from '../http/app.ts';
+import { notFound, validationFailed } from '../http/errors.ts';
+import { once, parseQuery } from '../http/list/list-query.ts';
+import type { OperationDoc } from '../http/openapi.ts';
+import { strictQuery } from '../http/strict-query.ts';
+import { ExportInputError, resolveExportRequest, runExportOn } from './export-run.ts';
+import { EXPORT_REPORT_NAMES, findExportReport } from './export-reports.ts';
+import {
+  EXPORT_FORMATS,
+  FORMAT_CONTENT_TYPE,
+  FORMAT_EXTENSION,
+  type ExportFormat,
+} from './export-writer.ts';
+
+const date = z.iso.date({ error: 'must be a date (YYYY-MM-DD)' });
+
+/** GET /exports/{report} query: strict, as the team-payout endpoints (an unknown name is 422). */
+export const exportQuery = z.object({
+  format: once(z.enum(EXPORT_FORMATS, { error: `must be one of ${EXPORT_FORMATS.join(', ')}` })),
+  from: once(date).optional(),
+  to: once(date).optional(),
+});
+
+/**
+ * GET /exports/{report}: the report of the caller's workspace as one file, streamed. Owner and
+ * Admin with read scope (403 otherwise, checked first), then the plan rules of the data in it
+ * (unpaid time and profitability need Agency; bills leave drafts out below Agency), then the
+ * query. The file is written by the same code as the CLI's and scheduled exports (so its bytes
+ * are theirs), into a temporary folder that is removed once the response has been sent.
+ */
+export function registerExportRoutes(app: FastifyInstance, context: RouteContext): void {
+  app.get<{ Params: { report: string } }>('/exports/:report', async (request, reply) => {
+    const caller = request.caller;
+    requireAccess(caller, { roles: OWNER_ADMIN, scope: 'read' });
+    const report = findExportReport(request.params.report);
+    if (!report) throw notFound();
+    requireAccess(caller, report.access);
+    const query = parseQuery(exportQuery, strictQuery(request.query, ['format', 'from', 'to']));
+    if (query.from !== undefined && query.to !== undefined && query.from > query.to)
+      throw validationFailed({ to: 'must not be before from' });
+    const dir = await mkdtemp(path.join(tmpdir(), 'ledgerline-export-'));
+    try {
+      const { folder, manifest, params } = await context.read(async (connection) => {
+        const exportRequest = await resolveExportRequest(connection, {
+          report: report.name,
+          workspaceId: caller.workspaceId,
+          format: query.format,
+          from: query.from,
+          to: query.to,
+        }).catch((error: unknown) => {
+          throw error instanceof ExportInputError
+            ? validationFailed({ query: error.message })
+            : error;
+        });
+        return {
+          ...(await runExportOn(connection, exportRequest, { outDir: dir, runName: 'run' })),
+          params: exportRequest.params,
+        };
+      });
+      const file = manifest.files[0]!;
+      const stream = createReadStream(path.join(folder, file.name));
+      stream.on('close', () => void rm(dir, { recursive: true, force: true }));
+      return await reply
+        .type(FORMAT_CONTENT_TYPE[query.format])
+        .header('Content-Length', String(file.bytes))
+        .header(
+          'Content-Disposition',
+          `attachment; filename="${exportFileName(report.name, caller.workspaceId, params, query.format)}"`,
+        )
+        .header('X-Export-Rows', String(file.rows))
+        .header('X-Export-SHA256', file.sha256)
+        .send(stream);
+    } catch (error) {
+      await rm(dir, { recursive: true, force: true });
+      throw error;
+    }
+  });
+}
+
+/** `<report>-<workspace>-<from>-<to>.<ext>`; an open end of the range is `all`. */
+export function exportFileName(
+  report: string,
+  workspaceId: string,
+  range: { from?: string | undefined; to?: string | undefined },
+  format: ExportFormat,
+): string {
+  return `${report}-${workspaceId}-${range.from ?? 'all'}-${range.to ?? 'all'}.${FORMAT_EXTENSION[format]}`;
+}
+
+/** The operation as the OpenAPI document describes it. */
+export const exportOperation: OperationDoc = {
+  method: 'get',
+  path: '/exports/{report}',
+  pathParameters: { report: { type: 'string', enum: [...EXPORT_REPORT_NAMES] } },
+  summary:
+    'A reconciliation export of the workspace as one file (CSV, NDJSON or Parquet), streamed with a filename; money as exact decimals, ISO dates, stable order',
+  access:
+    'Owner, Admin; read scope; the plan rules of the data (unpaid-time and profitability-*: Agency plan; bills and bill lines without drafts below Agency)',
+  query: exportQuery,
+  success: {
+    status: 200,
+    schema: z.string(),
+    content: {
+      'text/csv': { schema: { type: 'string' } },
+      'application/x-ndjson': { schema: { type: 'string' } },
+      'application/vnd.apache.parquet': { schema: { type: 'string', format: 'binary' } },
+    },
+  },
+  errors: {
+    404: ['not_found'],
+    422: ['validation_failed', 'invalid_query'],
+    503: ['read_model_unavailable'],
+  },
+};

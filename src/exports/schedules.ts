@@ -1,0 +1,379 @@
+import { hostname } from 'node:os';
+import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import type { ReadModel } from '../readmodel/read-model.ts';
+import type { ReadModelStatus } from '../readmodel/read-model-status.ts';
+import { CronError, latestBetween, nextAfter, parseCron, type Cron } from './cron.ts';
+import { compactTime, resolveExportRequest, runExport } from './export-run.ts';
+import { EXPORT_REPORT_NAMES, findExportReport } from './export-reports.ts';
+import { EXPORT_FORMATS } from './export-writer.ts';
+import { MANIFEST_FILE, readManifest, type JournalPosition } from './manifest.ts';
+
+/** A schedules file that cannot be used: one line naming the schedule and field. */
+export class ScheduleConfigError extends Error {}
+
+const date = z.iso.date({ error: 'must be a date (YYYY-MM-DD)' });
+
+/** Ranges relative to the scheduled time (its UTC date). */
+export const RELATIVE_RANGES = ['all', 'previous-day', 'previous-month', 'current-month'] as const;
+
+const scheduleSchema = z
+  .object({
+    id: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'must be letters, digits, - or _ (up to 64)'),
+    workspaceId: z.uuid({ error: 'must be a UUID' }).transform((v) => v.toLowerCase()),
+    report: z.enum(EXPORT_REPORT_NAMES as [string, ...string[]], {
+      error: `must be one of ${EXPORT_REPORT_NAMES.join(', ')}`,
+    }),
+    format: z.enum(EXPORT_FORMATS, { error: `must be one of ${EXPORT_FORMATS.join(', ')}` }),
+    cron: z.string(),
+    out: z.string().min(1),
+    mode: z.enum(['full', 'incremental']).default('full'),
+    range: z.enum(RELATIVE_RANGES).optional(),
+    from: date.optional(),
+    to: date.optional(),
+  })
+  .strict();
+
+export interface Schedule {
+  id: string;
+  workspaceId: string;
+  report: string;
+  format: (typeof EXPORT_FORMATS)[number];
+  cron: Cron;
+  /** Absolute: the folder of this schedule's runs, its state and lock files. */
+  out: string;
+  mode: 'full' | 'incremental';
+  range: (typeof RELATIVE_RANGES)[number] | { from?: string; to?: string };
+}
+
+/**
+ * Parses a schedules file (a JSON array, see docs/exports.md): every schedule is checked at
+ * start, so a typo is a ScheduleConfigError before the server listens, never a failed run at
+ * night. `out` is relative to the file's folder.
+ */
+export async function loadSchedules(file: string): Promise<Schedule[]> {
+  let json: unknown;
+  try {
+    json = JSON.parse(await readFile(file, 'utf8'));
+  } catch (error) {
+    throw new ScheduleConfigError(
+      `EXPORT_SCHEDULES ${file}: ${error instanceof SyntaxError ? 'is not JSON' : 'cannot be read'}`,
+    );
+  }
+  return parseSchedules(json, path.dirname(path.resolve(file)), file);
+}
+
+export function parseSchedules(json: unknown, baseDir: string, label = 'schedules'): Schedule[] {
+  const fail = (where: string, message: string) =>
+    new ScheduleConfigError(`EXPORT_SCHEDULES ${label}: ${where} ${message}`);
+  if (!Array.isArray(json)) throw fail('the document', 'must be an array of schedules');
+  const seen = new Set<string>();
+  return json.map((item: unknown, index): Schedule => {
+    const parsed = scheduleSchema.safeParse(item);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw fail(`[${index}].${issue.path.join('.') || 'schedule'}`, issue.message);
+    }
+    const s = parsed.data;
+    const where = (field: string) => `[${index}] (${s.id}).${field}`;
+    if (seen.has(s.id)) throw fail(where('id'), 'is used twice');
+    seen.add(s.id);
+    let cron: Cron;
+    try {
+      cron = parseCron(s.cron);
+    } catch (error) {
+      throw fail(where('cron'), error instanceof CronError ? error.message : String(error));
+    }
+    if (s.mode === 'incremental' && !findExportReport(s.report)?.journal)
+      throw fail(
+        where('mode'),
+        `incremental is for the row reports (invoices, time-entries, bills, bill-lines, payments, allocations), not ${s.report}`,
+      );
+    if (s.range !== undefined && (s.from !== undefined || s.to !== undefined))
+      throw fail(where('range'), 'and from/to cannot both be given');
+    if (s.from !== undefined && s.to !== undefined && s.from > s.to)
+      throw fail(where('from'), 'must not be after to');
+    return {
+      id: s.id,
+      workspaceId: s.workspaceId,
+      report: s.report,
+      format: s.format,
+      cron,
+      out: path.resolve(baseDir, s.out),
+      mode: s.mode,
+      range:
+        s.range ??
+        (s.from !== undefined || s.to !== undefined
+          ? { ...(s.from ? { from: s.from } : {}), ...(s.to ? { to: s.to } : {}) }
+          : 'all'),
+    };
+  });
+}
+
+/** The from/to of a run scheduled at `at` (UTC dates). */
+export function rangeAt(schedule: Schedule, at: Date): { from?: string; to?: string } {
+  const day = (d: Date) => d.toISOString().slice(0, 10);
+  const utc = (y: number, m: number, d: number) => new Date(Date.UTC(y, m, d));
+  const [y, m, d] = [at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()];
+  switch (schedule.range) {
+    case 'all':
+      return {};
+    case 'previous-day':
+      return { from: day(utc(y, m, d - 1)), to: day(utc(y, m, d - 1)) };
+    case 'previous-month':
+      return { from: day(utc(y, m - 1, 1)), to: day(utc(y, m, 0)) };
+    case 'current-month':
+      return { from: day(utc(y, m, 1)), to: day(utc(y, m + 1, 0)) };
+    default:
+      return schedule.range;
+  }
+}
+
+/** What a schedule remembers between runs and restarts (`.schedule-<id>.json` in its out). */
+const scheduleState = z.object({
+  /** When the server first knew the schedule: slots before it are not owed. */
+  since: z.string(),
+  lastScheduledAt: z.string().nullable(),
+  lastRunFolder: z.string().nullable(),
+  lastPosition: z.object({ loadId: z.string(), changeNo: z.int() }).nullable(),
+});
+type ScheduleState = z.infer<typeof scheduleState>;
+
+const statePath = (s: Schedule) => path.join(s.out, `.schedule-${s.id}.json`);
+const lockPath = (s: Schedule) => path.join(s.out, `.schedule-${s.id}.lock`);
+
+async function readState(s: Schedule): Promise<ScheduleState | undefined> {
+  try {
+    return scheduleState.parse(JSON.parse(await readFile(statePath(s), 'utf8')));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Written to a temporary name and renamed: a crash leaves the old state or the new one. */
+async function writeState(s: Schedule, state: ScheduleState): Promise<void> {
+  const tmp = `${statePath(s)}.tmp-${process.pid}`;
+  await writeFile(tmp, `${JSON.stringify(state, null, 2)}\n`);
+  await rename(tmp, statePath(s));
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Takes the schedule's lock file (created exclusively). A lock left by a dead process of this
+ * host is taken over; a live one, or one of another host (which cannot be checked), is
+ * respected: undefined.
+ */
+async function lock(s: Schedule): Promise<(() => Promise<void>) | undefined> {
+  const file = lockPath(s);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const handle = await open(file, 'wx');
+      await handle.writeFile(
+        JSON.stringify({ pid: process.pid, host: hostname(), at: new Date().toISOString() }),
+      );
+      await handle.close();
+      return () => rm(file, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder: { pid?: unknown; host?: unknown } = await readFile(file, 'utf8')
+        .then((t) => JSON.parse(t) as { pid?: unknown; host?: unknown })
+        .catch(() => ({}));
+      const stale =
+        holder.host === hostname() && typeof holder.pid === 'number' && !alive(holder.pid);
+      if (!stale) return undefined;
+      await rm(file, { force: true });
+    }
+  }
+  return undefined;
+}
+
+export interface SchedulerOptions {
+  readModel: ReadModel;
+  /** Runs wait for the read model's first sync (none when absent: ready). */
+  status?: ReadModelStatus;
+  schedules: Schedule[];
+  now?: () => Date;
+  log?: (line: string) => void;
+}
+
+/**
+ * Runs the export schedules inside the server. Each schedule has a timer to its next time; a
+ * due time is run once; a schedule never runs twice at once (in this process: one run per
+ * schedule at a time; across processes sharing its out folder: a lock file there); and at
+ * start, a time that passed while the server was down is run once (the latest one, not once
+ * per missed time). Each run is a folder `<id>-<scheduled time>` made whole by a rename.
+ */
+export class ExportScheduler {
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly running = new Map<string, Promise<void>>();
+  private stopped = true;
+  private readonly now: () => Date;
+  private readonly log: (line: string) => void;
+
+  constructor(private readonly options: SchedulerOptions) {
+    this.now = options.now ?? (() => new Date());
+    this.log = options.log ?? (() => undefined);
+  }
+
+  /** Catches up on missed times (awaited) and arms every schedule's timer. */
+  async start(): Promise<void> {
+    this.stopped = false;
+    for (const schedule of this.options.schedules) {
+      await mkdir(schedule.out, { recursive: true });
+      if (!(await readState(schedule))) {
+        await writeState(schedule, {
+          since: this.now().toISOString(),
+          lastScheduledAt: null,
+          lastRunFolder: null,
+          lastPosition: null,
+        });
+      }
+    }
+    await Promise.all(this.options.schedules.map((s) => this.tick(s)));
+  }
+
+  /** Clears the timers and waits for runs in progress. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+    await Promise.allSettled([...this.running.values()]);
+  }
+
+  /** Runs what is due for every schedule now (the timers call this per schedule). */
+  async runDue(): Promise<void> {
+    await Promise.all(this.options.schedules.map((s) => this.tick(s)));
+  }
+
+  /** Runs the latest due time of `schedule` if one is owed, then arms its timer. */
+  private async tick(schedule: Schedule): Promise<void> {
+    const current = this.running.get(schedule.id);
+    if (current) return current;
+    const run = this.runOwed(schedule)
+      .catch((error: unknown) =>
+        this.log(
+          `export schedule ${schedule.id}: failed: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+      )
+      .finally(() => {
+        this.running.delete(schedule.id);
+        this.arm(schedule);
+      });
+    this.running.set(schedule.id, run);
+    return run;
+  }
+
+  private arm(schedule: Schedule): void {
+    if (this.stopped) return;
+    clearTimeout(this.timers.get(schedule.id));
+    const next = nextAfter(schedule.cron, this.now());
+    // setTimeout holds at most 2^31-1 ms: a far time is approached in steps.
+    const delay = Math.min(Math.max(next.getTime() - this.now().getTime(), 0), 2 ** 31 - 1);
+    const timer = setTimeout(() => void this.tick(schedule), delay);
+    timer.unref();
+    this.timers.set(schedule.id, timer);
+  }
+
+  private async runOwed(schedule: Schedule): Promise<void> {
+    if (this.options.status && !this.options.status.ready) return;
+    const release = await lock(schedule);
+    if (!release) {
+      this.log(`export schedule ${schedule.id}: another process holds its lock; not run`);
+      return;
+    }
+    try {
+      // Read under the lock: another process sharing the folder may have run it meanwhile.
+      const state = await readState(schedule);
+      if (!state) return;
+      const due = latestBetween(
+        schedule.cron,
+        new Date(state.lastScheduledAt ?? state.since),
+        this.now(),
+      );
+      if (!due) return;
+      await this.removeLeftovers(schedule);
+      const runName = `${schedule.id}-${compactTime(due)}`;
+      const folder = path.join(schedule.out, runName);
+      let position: JournalPosition | null;
+      if (await exists(path.join(folder, MANIFEST_FILE))) {
+        // Written before a crash that lost the state: the run is done.
+        position = (await readManifest(path.join(folder, MANIFEST_FILE))).position;
+      } else {
+        position = await this.run(schedule, due, runName, state.lastPosition);
+      }
+      await writeState(schedule, {
+        ...state,
+        lastScheduledAt: due.toISOString(),
+        lastRunFolder: runName,
+        lastPosition: position,
+      });
+    } finally {
+      await release();
+    }
+  }
+
+  private async run(
+    schedule: Schedule,
+    due: Date,
+    runName: string,
+    since: JournalPosition | null,
+  ): Promise<JournalPosition | null> {
+    const started = Date.now();
+    this.log(`export schedule ${schedule.id}: run for ${due.toISOString()}`);
+    const connection = await this.options.readModel.connect();
+    try {
+      const request = await resolveExportRequest(
+        connection,
+        {
+          report: schedule.report,
+          workspaceId: schedule.workspaceId,
+          format: schedule.format,
+          ...rangeAt(schedule, due),
+        },
+        due,
+      );
+      connection.closeSync();
+      const { folder, manifest } = await runExport(this.options.readModel, request, {
+        outDir: schedule.out,
+        runName,
+        mode: schedule.mode,
+        since,
+        schedule: schedule.id,
+        now: this.now(),
+        log: (line) => this.log(`export schedule ${schedule.id}: ${line}`),
+      });
+      this.log(
+        `export schedule ${schedule.id}: ${folder} (${manifest.mode}, ${manifest.rows.toLocaleString('en-US')} rows, ${((Date.now() - started) / 1000).toFixed(1)} s)`,
+      );
+      return manifest.position;
+    } finally {
+      connection.closeSync();
+    }
+  }
+
+  /** Temporary folders of this schedule's runs that a crash left behind (under its lock). */
+  private async removeLeftovers(schedule: Schedule): Promise<void> {
+    for (const name of await readdir(schedule.out)) {
+      if (name.startsWith(`.tmp-${schedule.id}-`))
+        await rm(path.join(schedule.out, name), { recursive: true, force: true });
+    }
+  }
+}
+
+async function exists(file: string): Promise<boolean> {
+  return stat(file).then(
+    () => true,
+    () => false,
+  );
+}
