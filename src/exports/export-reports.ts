@@ -1,7 +1,9 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
 import type { AccessRule } from '../http/access.ts';
 import { OWNER_ADMIN } from '../http/access.ts';
 import type { SqlParams } from '../http/list/sql-params.ts';
-import { wholeMonths } from '../reports/profitability/profitability.query.ts';
+import { fillDayCells } from '../reports/profitability/profitability.query.ts';
+import { wholeMonthsOf } from '../reports/profitability/profitability.range.ts';
 import type { Plan } from '../store/schema.ts';
 
 /**
@@ -75,6 +77,11 @@ export interface ExportReport {
    * written in parts by ranges of it (export-writer.ts).
    */
   partitionKey?: { sql: string; type: string };
+  /**
+   * Work the report needs done first in the run's read transaction (which rolls back), on the
+   * run's own connection: no report that has it is written in parts.
+   */
+  prepare?(connection: DuckDBConnection, p: ExportParams): Promise<void>;
 }
 
 const FINALIZED: AccessRule = { roles: OWNER_ADMIN, scope: 'read' };
@@ -359,7 +366,7 @@ const unpaidTime: ExportReport = {
 };
 
 /** The metrics columns of a profitability row (decisions 8), in the base currency. */
-const metricColumns = (row: string): ExportColumn[] => [
+const metricColumns: ExportColumn[] = [
   ...(
     [
       ['billedNet', 'billed_net'],
@@ -371,48 +378,60 @@ const metricColumns = (row: string): ExportColumn[] => [
       ['pending', 'pending'],
       ['margin', 'margin'],
     ] as const
-  ).map(([name, field]) => col(name, `${row}.${field}`, 'money', 'x.base_currency')),
-  col('marginPercent', `${row}.margin_percent`, 'fixed'),
-  col('clientUnbilledSeconds', `${row}.client_unbilled_seconds`, 'integer'),
-  col('missingFx', `${row}.missing_fx`, 'boolean'),
-  col('missingPayRate', `${row}.missing_pay_rate`, 'boolean'),
-  col('missingMetrics', `${row}.missing_metrics`, 'names'),
+  ).map(([name, field]) =>
+    // The report hands money over as the text of its count of 10^-4 units.
+    col(name, `money_of_e4(CAST(x.${field}_e4 AS HUGEINT))`, 'money', 'b.base_currency'),
+  ),
+  col('marginPercent', 'CAST(x.margin_percent AS DECIMAL(38, 2))', 'fixed'),
+  col('clientUnbilledSeconds', 'x.client_unbilled_seconds', 'integer'),
+  col('missingFx', 'x.missing_fx', 'boolean'),
+  col('missingPayRate', 'x.missing_pay_rate', 'boolean'),
+  col('missingMetrics', 'x.missing_metrics', 'names'),
 ];
 
-/**
- * profitability_report of the whole workspace for the range, every member on one page. The
- * with_days switch is a constant of the text, as the API's query makes it (whole months).
- */
-function profitabilitySource(p: ExportParams, params: SqlParams, members: string) {
+/** The report's params for a whole-workspace run: every member on one page. */
+function profitabilityParams(p: ExportParams) {
   if (p.from === undefined || p.to === undefined)
     throw new Error('profitability exports need both ends of the range');
-  const whole = wholeMonths(p.from, p.to);
+  return { workspaceId: p.workspaceId, from: p.from, to: p.to, page: 1, perPage: 1_000_000_000 };
+}
+
+/**
+ * The `part` rows of profitability_report of the whole workspace for the range, every member
+ * on one page, as the API computes it (its whole months bound, the other days computed first
+ * by `prepare`), with the workspace's base currency.
+ */
+function profitabilitySource(p: ExportParams, params: SqlParams, part: 'member' | 'project') {
+  const { workspaceId, from, to, perPage } = profitabilityParams(p);
+  const whole = wholeMonthsOf(from, to);
+  const workspace = params.bind(workspaceId, 'UUID');
+  const date = (value: string | undefined) =>
+    value === undefined ? 'NULL::DATE' : params.bind(value, 'DATE');
   return {
-    from: `profitability_report(${params.bind(p.workspaceId, 'UUID')}, ${params.bind(p.from, 'DATE')},
-      ${params.bind(p.to, 'DATE')}, NULL::UUID, NULL::UUID, NULL::UUID, 1::BIGINT,
-      1000000000::BIGINT, with_days := ${whole ? 'false' : 'true'}) x, ${members}`,
-    where: [],
+    from: `profitability_report(${workspace}, ${date(from)}, ${date(to)}, ${date(whole?.from)},
+      ${date(whole?.to)}, NULL::UUID, NULL::UUID, NULL::UUID, 1::BIGINT, ${params.bind(perPage, 'BIGINT')}) x,
+      (SELECT base_currency FROM workspaces WHERE id = ${workspace}) b`,
+    where: [`x.part = ${params.bind(part)}`],
   };
 }
 
-const identity = (row: string) => [
-  col('userId', `${row}.user_id`, 'uuid'),
-  col('payeeId', `${row}.payee_id`, 'uuid'),
-  col('name', `${row}.name`, 'text'),
+const prepareProfitability = (connection: DuckDBConnection, p: ExportParams) =>
+  fillDayCells(connection, profitabilityParams(p));
+
+const identity = [
+  col('userId', 'x.user_id', 'uuid'),
+  col('payeeId', 'x.payee_id', 'uuid'),
+  col('name', 'x.name', 'text'),
 ];
 
 const profitabilityMembers: ExportReport = {
   name: 'profitability-members',
   dateMeaning: 'entry date, as GET /team-payouts/profitability (default: the current month)',
   access: AGENCY,
-  columns: [
-    ...identity('m.item.member'),
-    col('baseCurrency', 'x.base_currency', 'text'),
-    ...metricColumns('m.item.member'),
-  ],
-  source: (p, params) =>
-    profitabilitySource(p, params, 'unnest(coalesce(x.members, [])) AS m(item)'),
-  orderBy: 'm.item.position',
+  columns: [...identity, col('baseCurrency', 'b.base_currency', 'text'), ...metricColumns],
+  source: (p, params) => profitabilitySource(p, params, 'member'),
+  orderBy: 'x.position',
+  prepare: prepareProfitability,
 };
 
 const profitabilityProjects: ExportReport = {
@@ -420,21 +439,15 @@ const profitabilityProjects: ExportReport = {
   dateMeaning: 'entry date, as GET /team-payouts/profitability (default: the current month)',
   access: AGENCY,
   columns: [
-    ...identity('j.project'),
-    col('projectId', 'j.project.project_id', 'uuid'),
-    col('projectName', 'j.project.project_name', 'text'),
-    col('baseCurrency', 'x.base_currency', 'text'),
-    ...metricColumns('j.project'),
+    ...identity,
+    col('projectId', 'x.project_id', 'uuid'),
+    col('projectName', 'x.project_name', 'text'),
+    col('baseCurrency', 'b.base_currency', 'text'),
+    ...metricColumns,
   ],
-  source: (p, params) =>
-    profitabilitySource(
-      p,
-      params,
-      `unnest(coalesce(x.members, [])) AS m(item),
-       (SELECT unnest(coalesce(m.item.projects, [])) AS project,
-          generate_subscripts(coalesce(m.item.projects, []), 1) AS ordinal) j`,
-    ),
-  orderBy: 'm.item.position, j.ordinal',
+  source: (p, params) => profitabilitySource(p, params, 'project'),
+  orderBy: 'x.member_position, x.position',
+  prepare: prepareProfitability,
 };
 
 export const EXPORT_REPORTS: readonly ExportReport[] = [
