@@ -4,44 +4,22 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveExportRequest, runExport } from '../src/exports/export-run.ts';
 import { createHarness, type Harness } from './support/harness.ts';
-import { ids, smallSnapshot, tinySnapshot, TOKENS } from './support/small-snapshot.ts';
-
-const studioToken = 'tt_test_StudioOwner1_abcdefghijklmnopqrstuvwxyz012345';
-const draftBill = 'a0000000-0000-4000-8000-000000000002';
-
-/** The small workspace plus a DRAFT bill, and a Studio workspace. */
-function snapshot() {
-  const s = smallSnapshot();
-  s.bills.push({
-    id: draftBill,
-    payeeId: ids.payee,
-    number: 'B-0002',
-    status: 'DRAFT',
-    revision: 1,
-    currency: 'EUR',
-    serviceFrom: '2026-11-01',
-    serviceTo: '2026-11-30',
-    issueDate: null,
-    dueDate: null,
-    lines: [
-      {
-        id: 'a0000000-0000-4000-8000-0000000000a2',
-        kind: 'ADJUSTMENT',
-        amount: '-5.00',
-        description: 'Advance',
-      },
-    ],
-  } as never);
-  return s;
-}
+import {
+  DRAFT_BILL_ID,
+  ids,
+  smallSnapshotWithDraftBill,
+  STUDIO_OWNER_TOKEN,
+  tinySnapshot,
+  TOKENS,
+} from './support/small-snapshot.ts';
 
 describe('GET /api/v1/exports/{report}', () => {
   let h: Harness;
   let out: string;
   beforeAll(async () => {
     h = await createHarness();
-    await h.importObject(snapshot());
-    await h.importObject(tinySnapshot(7, 'studio', studioToken));
+    await h.importObject(smallSnapshotWithDraftBill());
+    await h.importObject(tinySnapshot(7, 'studio', STUDIO_OWNER_TOKEN));
     await h.sync();
     out = await mkdtemp(path.join(tmpdir(), 'll-exports-http-'));
   });
@@ -118,18 +96,18 @@ describe('GET /api/v1/exports/{report}', () => {
 
   it('follows the plan rules of the data: Agency for unpaid time and profitability, no drafts below it', async () => {
     for (const report of ['unpaid-time', 'profitability-members', 'profitability-projects']) {
-      const res = await get(`/exports/${report}?format=csv`, studioToken);
+      const res = await get(`/exports/${report}?format=csv`, STUDIO_OWNER_TOKEN);
       expect(res.statusCode, report).toBe(402);
       expect(res.json()).toMatchObject({
         error: { code: 'forbidden_plan', requiredPlan: 'agency', feature: 'team_payouts' },
       });
     }
-    const studioBills = await get('/exports/bills?format=csv', studioToken);
+    const studioBills = await get('/exports/bills?format=csv', STUDIO_OWNER_TOKEN);
     expect(studioBills.statusCode).toBe(200);
     expect(studioBills.headers['x-export-rows']).toBe('0');
     // The Agency workspace sees its draft; the same report is Studio-safe by leaving drafts out.
     const agencyBills = await get('/exports/bills?format=csv');
-    expect(agencyBills.body).toContain(draftBill);
+    expect(agencyBills.body).toContain(DRAFT_BILL_ID);
     expect(agencyBills.headers['x-export-rows']).toBe('2');
   });
 

@@ -1,45 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from './support/harness.ts';
-import { ids, smallSnapshot, tinySnapshot, TOKENS } from './support/small-snapshot.ts';
+import {
+  ids,
+  smallSnapshotWithDraftBill,
+  STUDIO_OWNER_TOKEN,
+  tinySnapshot,
+  TOKENS,
+} from './support/small-snapshot.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are checked by value
 type Body = Record<string, any>;
-
-const draftBill = 'a0000000-0000-4000-8000-000000000002';
-const studioToken = 'tt_test_StudioOwner1_abcdefghijklmnopqrstuvwxyz012345';
-
-/** The small workspace plus a DRAFT bill; and a Studio workspace sharing nothing with it. */
-function snapshot() {
-  const s = smallSnapshot();
-  s.bills.push({
-    id: draftBill,
-    payeeId: ids.payee,
-    number: 'B-0002',
-    status: 'DRAFT',
-    revision: 1,
-    currency: 'EUR',
-    serviceFrom: '2026-11-01',
-    serviceTo: '2026-11-30',
-    issueDate: null,
-    dueDate: null,
-    lines: [
-      {
-        id: 'a0000000-0000-4000-8000-0000000000a2',
-        kind: 'ADJUSTMENT',
-        amount: '-5.00',
-        description: 'Advance',
-      },
-    ],
-  } as never);
-  return s;
-}
 
 describe('team-payout lists over HTTP', () => {
   let h: Harness;
   beforeAll(async () => {
     h = await createHarness();
-    await h.importObject(snapshot());
-    await h.importObject(tinySnapshot(7, 'studio', studioToken));
+    await h.importObject(smallSnapshotWithDraftBill());
+    await h.importObject(tinySnapshot(7, 'studio', STUDIO_OWNER_TOKEN));
     await h.sync();
   });
   afterAll(() => h.close());
@@ -148,12 +125,12 @@ describe('team-payout lists over HTTP', () => {
   });
 
   it('hides drafts from Studio, answers 402 for status=DRAFT there, and keeps payees Agency-only', async () => {
-    const studio = await get('/bills?status=DRAFT', studioToken);
+    const studio = await get('/bills?status=DRAFT', STUDIO_OWNER_TOKEN);
     expect(studio.status).toBe(402);
     expect(studio.body.error).toMatchObject({ requiredPlan: 'agency', feature: 'draft_bills' });
-    expect((await get('/bills', studioToken)).status).toBe(200);
-    expect((await get('/payees', studioToken)).status).toBe(402);
-    expect((await get('/unpaid-time', studioToken)).status).toBe(402);
+    expect((await get('/bills', STUDIO_OWNER_TOKEN)).status).toBe(200);
+    expect((await get('/payees', STUDIO_OWNER_TOKEN)).status).toBe(402);
+    expect((await get('/unpaid-time', STUDIO_OWNER_TOKEN)).status).toBe(402);
     expect((await get('/bills', TOKENS.manager)).status).toBe(403);
   });
 });

@@ -263,3 +263,34 @@ export function tinySnapshot(n: number, plan: string, token: string) {
     tokens: [{ token, userId: user }],
   };
 }
+
+/** A DRAFT bill of the small workspace's payee (smallSnapshotWithDraftBill). */
+export const DRAFT_BILL_ID = 'a0000000-0000-4000-8000-000000000002';
+/** The Owner token of a Studio workspace: tinySnapshot(7, 'studio', STUDIO_OWNER_TOKEN). */
+export const STUDIO_OWNER_TOKEN = 'tt_test_StudioOwner1_abcdefghijklmnopqrstuvwxyz012345';
+
+/** The small workspace plus a DRAFT bill (an Agency feature: Studio never sees drafts). */
+export function smallSnapshotWithDraftBill() {
+  const s = smallSnapshot();
+  s.bills.push({
+    id: DRAFT_BILL_ID,
+    payeeId: ids.payee,
+    number: 'B-0002',
+    status: 'DRAFT',
+    revision: 1,
+    currency: 'EUR',
+    serviceFrom: '2026-11-01',
+    serviceTo: '2026-11-30',
+    issueDate: null,
+    dueDate: null,
+    lines: [
+      {
+        id: 'a0000000-0000-4000-8000-0000000000a2',
+        kind: 'ADJUSTMENT',
+        amount: '-5.00',
+        description: 'Advance',
+      },
+    ],
+  } as never);
+  return s;
+}
