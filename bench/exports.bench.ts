@@ -19,10 +19,8 @@ import { pipeline } from 'node:stream/promises';
 import { to as copyTo } from 'pg-copy-streams';
 import { resolveExportRequest, runExport } from '../src/exports/export-run.ts';
 import { MANIFEST_FILE, verifyManifest } from '../src/exports/manifest.ts';
-import { openReadModel, type ReadModel } from '../src/readmodel/read-model.ts';
-import { ReadModelStatus } from '../src/readmodel/read-model-status.ts';
-import { fullSync } from '../src/sync/full-sync.ts';
-import { benchStore, log } from './support.ts';
+import type { ReadModel } from '../src/readmodel/read-model.ts';
+import { benchStore, keptReadModel, log } from './support.ts';
 
 const entries = Number(process.argv[2] ?? 10_000_000);
 const dir = process.env.BENCH_DIR ?? path.join(tmpdir(), 'll-bench-10m');
@@ -62,26 +60,7 @@ async function measured<T>(
 }
 
 try {
-  const readModel = await openReadModel(path.join(dir, 'read-model-exports.duckdb'));
-  const status = new ReadModelStatus();
-  await status.load(readModel);
-  const fingerprint = 'SELECT count(*) AS n, max(updated_at) AS at FROM time_entries';
-  const store = (await bench.pool.query<{ n: string; at: Date }>(fingerprint)).rows[0]!;
-  const check = await readModel.connect();
-  const kept = (await check.runAndReadAll(fingerprint)).getRowObjectsJS()[0]!;
-  if (
-    !status.ready ||
-    typeof kept.n !== 'bigint' ||
-    kept.n.toString() !== store.n ||
-    (kept.at as Date | null)?.getTime() !== store.at.getTime()
-  ) {
-    log('loading the read model (once per BENCH_DIR and store change)');
-    const started = performance.now();
-    const result = await fullSync(bench.pool, readModel);
-    log(
-      `  ${result.rows.toLocaleString('en-US')} rows in ${((performance.now() - started) / 1000).toFixed(0)} s`,
-    );
-  }
+  const { readModel } = await keptReadModel(bench, path.join(dir, 'read-model-exports.duckdb'));
   const { rows: workspaces } = await bench.pool.query<{ id: string }>(
     'SELECT workspace_id AS id FROM time_entries GROUP BY 1 ORDER BY count(*) DESC LIMIT 1',
   );
@@ -94,7 +73,6 @@ try {
     [ws],
   );
   const tenth = cut[0]!.from;
-  check.closeSync();
 
   const lines: string[] = [];
   const runs: Record<string, { rows: number; ms: number; rssMb: number }> = {};

@@ -10,15 +10,12 @@
 import path from 'node:path';
 import { tmpdir } from 'node:os';
 import { buildApp } from '../src/http/app.ts';
-import { openReadModel } from '../src/readmodel/read-model.ts';
-import { ReadModelStatus } from '../src/readmodel/read-model-status.ts';
 import { createKysely } from '../src/store/database.ts';
-import { fullSync } from '../src/sync/full-sync.ts';
 import { createToken } from '../src/tokens/token.repository.ts';
 import { monthOf } from '../src/reports/profitability/profitability.range.ts';
 import { todayIn } from '../src/time/calendar.ts';
 import { pgPayoutSummary, pgProfitability, pgUnpaidTimeFirstPage } from './pg-reports.ts';
-import { benchStore, log, percentile } from './support.ts';
+import { benchStore, keptReadModel, log, percentile } from './support.ts';
 
 const iterations = Number(process.argv[2] ?? 30);
 const pgIterations = Number(process.argv[3] ?? 2);
@@ -26,30 +23,7 @@ const dir = process.env.BENCH_DIR ?? path.join(tmpdir(), 'll-bench-10m');
 const bench = await benchStore(dir, 10_000_000);
 const db = createKysely(bench.pool);
 try {
-  const readModel = await openReadModel(path.join(dir, 'read-model.duckdb'));
-  const status = new ReadModelStatus();
-  await status.load(readModel);
-  // The kept read model serves when it holds what the store holds (same entries, same last
-  // change); otherwise, or when an upgrade emptied it, it is loaded again.
-  const fingerprint = 'SELECT count(*) AS n, max(updated_at) AS at FROM time_entries';
-  const store = (await bench.pool.query<{ n: string; at: Date }>(fingerprint)).rows[0]!;
-  const duck = await readModel.connect();
-  const kept = (await duck.runAndReadAll(fingerprint)).getRowObjectsJS()[0]!;
-  duck.closeSync();
-  if (
-    !status.ready ||
-    typeof kept.n !== 'bigint' ||
-    kept.n.toString() !== store.n ||
-    (kept.at as Date | null)?.getTime() !== store.at.getTime()
-  ) {
-    log('loading the read model (once per BENCH_DIR and store change)');
-    const started = performance.now();
-    const result = await fullSync(bench.pool, readModel);
-    status.committed(result.dataAsOf, 'everything');
-    log(
-      `  ${result.rows.toLocaleString('en-US')} rows in ${((performance.now() - started) / 1000).toFixed(0)} s, of which ${(result.derivedMs / 1000).toFixed(0)} s building the search index and the summaries`,
-    );
-  }
+  const { readModel, status } = await keptReadModel(bench, path.join(dir, 'read-model.duckdb'));
   const app = await buildApp({
     db,
     readModel,
