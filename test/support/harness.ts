@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import type pg from 'pg';
 import { buildApp } from '../../src/http/app.ts';
+import type { RateLimitOptions } from '../../src/http/rate-limit.ts';
 import { openReadModel, type ReadModel } from '../../src/readmodel/read-model.ts';
 import { ReadModelStatus } from '../../src/readmodel/read-model-status.ts';
 import type { ImportResult } from '../../src/snapshot/import.ts';
@@ -35,7 +36,9 @@ export interface Harness {
  * `live`: a sync service follows the store by logical replication, so writes through the
  * app wait for the read model as in production (read-your-writes).
  */
-export async function createHarness(options: { live?: boolean } = {}): Promise<Harness> {
+export async function createHarness(
+  options: { live?: boolean; rateLimit?: Partial<RateLimitOptions> } = {},
+): Promise<Harness> {
   const database = await createTestDatabase();
   const pool = createPool(database.url);
   const db = createKysely(pool);
@@ -50,6 +53,7 @@ export async function createHarness(options: { live?: boolean } = {}): Promise<H
     status,
     tokenEnv: 'test',
     ...(syncService ? { sync: syncService } : {}),
+    ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
   });
   let started = false;
   return {
