@@ -58,9 +58,9 @@ const dayCellsSql = (params: ProfitabilityParams) => `
 // (`_e4`) or as decimal text (`amount` of the revenue lists), DATE as text, counts as
 // numbers (well below 2^53; a larger one would fail here rather than lose digits). Checked
 // per part, so a change in the SQL is an error here rather than a wrong figure.
-const integerText = z.number().refine(Number.isSafeInteger, 'a safe integer');
+const safeInteger = z.number().refine(Number.isSafeInteger, 'a safe integer');
 const e4Text = z.string().regex(/^-?\d+$/);
-const position = integerText;
+const position = safeInteger;
 const sqlMetricsRow = z.object({
   position: position.nullable(),
   user_id: z.string().nullable(),
@@ -77,14 +77,14 @@ const sqlMetricsRow = z.object({
   pending_e4: e4Text,
   margin_e4: e4Text,
   margin_percent: z.string().nullable(),
-  client_unbilled_seconds: integerText,
+  client_unbilled_seconds: safeInteger,
   missing_fx: z.boolean(),
   missing_pay_rate: z.boolean(),
   missing_metrics: z.array(profitabilityMetric),
 });
 type SqlMetricsRow = z.infer<typeof sqlMetricsRow>;
 const sqlNativeAmount = z.object({
-  level: integerText,
+  level: safeInteger,
   position,
   user_id: z.string().nullable(),
   project_id: z.string().nullable(),
@@ -94,8 +94,8 @@ const sqlNativeAmount = z.object({
 });
 const sqlCounts = z.object({
   base_currency: z.string(),
-  member_total: integerText,
-  missing_rate_count: integerText,
+  member_total: safeInteger,
+  missing_rate_count: safeInteger,
 });
 const sqlMissingFx = z.object({
   position,
@@ -109,7 +109,7 @@ const sqlFxRate = z.object({
   currency: z.string(),
   to_currency: z.string(),
   effective_from: z.string(),
-  created_at_ms: integerText,
+  created_at_ms: safeInteger,
   used: z.boolean(),
   rate: z.string(),
 });
@@ -197,7 +197,7 @@ function reportRowsToProfitability(rows: unknown[], params: ProfitabilityParams)
   const listOf = <T extends { position: number | null }>(part: string, schema: z.ZodType<T>) =>
     (parts.get(part) ?? [])
       .map((row) => schema.parse(row))
-      .sort((a, b) => Number(a.position) - Number(b.position));
+      .sort((a, b) => (a.position ?? 0) - (b.position ?? 0));
   const [counts] = listOf('counts', sqlCounts.extend({ position: position.nullable() }));
   const [summary] = listOf('summary', sqlMetricsRow);
   if (!counts || !summary) throw new Error('profitability_report returned no counts or summary');
