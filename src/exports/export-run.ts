@@ -282,6 +282,10 @@ export async function runExportOn(
         helpers.length > 0
           ? { connections: helpers, partRows: options.partRows ?? PART_ROWS }
           : undefined,
+        (percent) =>
+          log(
+            `export ${report.name}: ${percent}% read (${((Date.now() - started) / 1000).toFixed(0)} s)`,
+          ),
       );
       parts = written.parts;
       files.push({

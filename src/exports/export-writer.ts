@@ -27,7 +27,9 @@ export const FORMAT_CONTENT_TYPE: Record<ExportFormat, string> = {
 export const COPY_OPTIONS: Record<ExportFormat, string> = {
   csv: "FORMAT csv, HEADER true, DELIMITER ',', QUOTE '\"', ESCAPE '\"', NEW_LINE '\\n'",
   ndjson: 'FORMAT json',
-  parquet: "FORMAT parquet, COMPRESSION 'zstd'",
+  // Snappy (DuckDB's default): on the 10M time entries 4.8 s against zstd's 5.7 s, for a
+  // file 5% larger (284 MB against 271 MB).
+  parquet: "FORMAT parquet, COMPRESSION 'snappy'",
 };
 
 /**
@@ -181,6 +183,40 @@ export interface WrittenFile {
  * More read-model connections whose transactions see the same data as the writer's own (see
  * export-run.ts), for writing a large CSV or NDJSON export in parts at once.
  */
+/**
+ * Reports DuckDB's progress of the statement `connection` runs while `work` is pending: every
+ * `everyMs`, the percentage DuckDB estimates (of the rows its scans have read; it stays put
+ * while a sort runs). Progress tracking is switched on for this connection only (the setting
+ * is per connection) and printed nowhere by DuckDB itself.
+ */
+export async function withProgress<T>(
+  connection: DuckDBConnection,
+  work: () => Promise<T>,
+  report: (percent: number) => void,
+  everyMs = PROGRESS_EVERY_MS,
+): Promise<T> {
+  await connection.run('SET enable_progress_bar = true');
+  await connection.run('SET enable_progress_bar_print = false');
+  let last = -1;
+  const timer = setInterval(() => {
+    const { percentage } = connection.progress;
+    // -1: no statement is being tracked (yet, or any more).
+    if (percentage < 0) return;
+    const percent = Math.floor(percentage);
+    if (percent === last) return;
+    last = percent;
+    report(percent);
+  }, everyMs);
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** How often a long export says how far it is. */
+export const PROGRESS_EVERY_MS = 5_000;
+
 export interface Helpers {
   connections: DuckDBConnection[];
   /** Rows per part (about). */
@@ -189,10 +225,10 @@ export interface Helpers {
 
 /**
  * Writes `report` in `format` to `file` with DuckDB's COPY, and sums its money columns over the
- * same SELECT. Call inside a read transaction so file and sums see the same data. The COPY
- * keeps the ORDER BY: DuckDB preserves the order of an ordered query even with
+ * same SELECT. Call inside a read transaction so file and sums see the same data. A CSV or
+ * NDJSON COPY keeps the ORDER BY: DuckDB preserves the order of an ordered query even with
  * preserve_insertion_order off (test/exports-determinism.test.ts checks it over several row
- * groups).
+ * groups). Parquet is written unordered (ORDERED).
  *
  * With helpers, a CSV or NDJSON export of a report with a partition key is cut into parts by
  * ranges of that key (the first key of its order, so the parts' rows follow each other) that
@@ -207,6 +243,7 @@ export async function writeReportFile(
   file: string,
   filter?: RowFilter,
   helpers?: Helpers,
+  onProgress?: (percent: number) => void,
 ): Promise<WrittenFile> {
   const parts =
     helpers && format !== 'parquet' && report.partitionKey
@@ -224,7 +261,8 @@ export async function writeReportFile(
       parts,
     );
   } else {
-    rows = await copy(connection, report, p, format, file, { header: true, filter });
+    const write = () => copy(connection, report, p, format, file, { header: true, filter });
+    rows = onProgress ? await withProgress(connection, write, onProgress) : await write();
   }
   const unordered = exportSelect(report, p, format, {
     ordered: false,
@@ -239,6 +277,15 @@ export async function writeReportFile(
   return { rows, money: sums, parts: Math.max(parts.length, 1) };
 }
 
+/**
+ * Whether a format's rows are written in the report's order. CSV and NDJSON are: their bytes
+ * are promised identical for the same data. Parquet is not promised byte-identical (its
+ * metadata names the writer), readers of it do not depend on row order, and the sort was half
+ * of its time (10M time entries: 14.6 s ordered, 6.8 s not), so its rows come in the order
+ * DuckDB reads them; the same rows and sums all the same.
+ */
+const ORDERED: Record<ExportFormat, boolean> = { csv: true, ndjson: true, parquet: false };
+
 /** One COPY of the report (or of the rows `filter` keeps) to `file`; its row count. */
 async function copy(
   connection: DuckDBConnection,
@@ -249,7 +296,7 @@ async function copy(
   options: { header: boolean; filter?: RowFilter | undefined },
 ): Promise<number> {
   const { sql, params } = exportSelect(report, p, format, {
-    ordered: true,
+    ordered: ORDERED[format],
     ...(options.filter ? { filter: options.filter } : {}),
   });
   const copyOptions =
