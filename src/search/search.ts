@@ -1,3 +1,4 @@
+import { sqlLiteral } from '../http/list/sql-params.ts';
 import {
   allowedDistance,
   headAnchor,
@@ -21,7 +22,10 @@ export interface SearchQuery {
    * A smaller rank is better; ties are the caller's to break with its default sort.
    */
   sql: string;
-  /** Its named parameters, all prefixed `search_`: merge them with the query's own. */
+  /**
+   * Its named parameters, all prefixed `search_`: merge them with the query's own. Usually
+   * none: the workspace id, the codes and the terms (letters and digits) are literals.
+   */
   params: Record<string, string | number>;
   /** The normalized terms, distinct and sorted. */
   terms: string[];
@@ -56,12 +60,16 @@ export function searchQuery(
   if (!ENTITIES.has(entity)) throw new Error(`Unknown search entity ${String(entity)}`);
   const terms = searchWords(text).sort();
   if (terms.length === 0) return null;
-  const params: SearchQuery['params'] = {
-    search_entity: entity,
-    search_workspace_id: workspaceId,
-  };
+  const params: SearchQuery['params'] = {};
+  // The workspace as a literal when it has the form of an id (it always has: the caller's),
+  // else bound. The entity is one of three names.
+  let workspace = sqlLiteral(workspaceId, 'UUID');
+  if (workspace === null) {
+    params.search_workspace_id = workspaceId;
+    workspace = 'CAST($search_workspace_id AS UUID)';
+  }
   const matches = terms.map((term, i) => {
-    const match = termMatches(i, term);
+    const match = termMatches(i, term, `'${entity}'`, workspace);
     Object.assign(params, match.params);
     return match.sql;
   });
@@ -77,48 +85,64 @@ HAVING ${best.map((b) => `${b} IS NOT NULL`).join(' AND ')}`;
   return { sql, params, terms };
 }
 
+/** A term as searchWords cuts it: letters and digits only. */
+const TERM = /^[\p{L}\p{N}]+$/u;
+
 /**
  * One term's matching vocabulary words with the term's rank for them (kind * 2 + field). The
  * candidates come from one scan per anchor (sql/duckdb/search.sql), each filtering on a range
  * of one code column, a constant DuckDB pushes into the scan; the match test runs on them only.
+ * The term and the numbers are literals of the text (a term is letters and digits only, which
+ * is checked): bound, DuckDB would bind the statement twice (see sqlLiteral).
  */
-function termMatches(index: number, term: string): { sql: string; params: SearchQuery['params'] } {
+function termMatches(
+  index: number,
+  term: string,
+  entity: string,
+  workspace: string,
+): { sql: string; params: SearchQuery['params'] } {
   const p = `search_${index}_`;
-  const params: SearchQuery['params'] = { [`${p}term`]: term };
-  // Numbers stay below 2^53 (search_code, search_letters), so they bind as BIGINT or INTEGER.
-  const num = (name: string, value: number) => {
-    params[`${p}${name}`] = value;
-    return `$${p}${name}`;
+  const params: SearchQuery['params'] = {};
+  // A term that is not letters and digits (never, from searchWords) is bound instead.
+  let termSql = `'${term}'`;
+  if (!TERM.test(term)) {
+    params[`${p}term`] = term;
+    termSql = `CAST($${p}term AS VARCHAR)`;
+  }
+  // Numbers stay below 2^53 (search_code, search_letters): exact as integer literals.
+  const num = (value: number) => {
+    if (!Number.isSafeInteger(value)) throw new Error(`search code ${value} is not an integer`);
+    return `CAST(${value} AS BIGINT)`;
   };
   const chars = [...term];
   const scan = (filter: string) =>
     `SELECT word_id, word, primary_field, word_length, letters, ascii_form FROM search_vocabulary
-      WHERE entity = $search_entity AND workspace_id = CAST($search_workspace_id AS UUID) AND ${filter}`;
+      WHERE entity = ${entity} AND workspace_id = ${workspace} AND ${filter}`;
   const rank = (kind: string) => `${kind} + CASE WHEN primary_field THEN 0 ELSE 1 END`;
   if (chars.length <= 2) {
-    const low = num('low', searchCode(term));
-    const high = num('high', searchCodeHigh(term, chars.length));
+    const low = num(searchCode(term));
+    const high = num(searchCodeHigh(term, chars.length));
     return {
-      sql: `SELECT ${index} AS term, word_id, ${rank(`CASE WHEN word = $${p}term THEN 0 ELSE 2 END`)} AS rank
+      sql: `SELECT ${index} AS term, word_id, ${rank(`CASE WHEN word = ${termSql} THEN 0 ELSE 2 END`)} AS rank
       FROM (${scan(`primary_field AND head BETWEEN ${low} AND ${high}`)})`,
       params,
     };
   }
   const d = allowedDistance(chars.length);
-  const lengths = `word_length BETWEEN ${num('shortest', chars.length - d)} AND ${num('longest', chars.length + d)}`;
+  const lengths = `word_length BETWEEN ${num(chars.length - d)} AND ${num(chars.length + d)}`;
   const head = headAnchor(chars.length);
   const tail = tailAnchor(chars.length);
   const reversed = [...chars].reverse();
   const candidates = [
     // Exact words and word prefixes, and typos that keep the head anchor.
     scan(
-      `head BETWEEN ${num('head_low', searchCode(chars.slice(0, head).join('')))}
-        AND ${num('head_high', searchCodeHigh(term, head))}`,
+      `head BETWEEN ${num(searchCode(chars.slice(0, head).join('')))}
+        AND ${num(searchCodeHigh(term, head))}`,
     ),
     // Typos that keep the tail anchor.
     scan(
-      `tail BETWEEN ${num('tail_low', searchCode(reversed.slice(0, tail).join('')))}
-        AND ${num('tail_high', searchCodeHigh(reversed.join(''), tail))} AND ${lengths}`,
+      `tail BETWEEN ${num(searchCode(reversed.slice(0, tail).join('')))}
+        AND ${num(searchCodeHigh(reversed.join(''), tail))} AND ${lengths}`,
     ),
   ];
   if (d === 2) {
@@ -126,12 +150,12 @@ function termMatches(index: number, term: string): { sql: string; params: Search
     // the word from offset k; head is 2 or 3 here).
     const middle = [...middleAnchor(term)];
     const n = Math.min(3, middle.length);
-    const low = num('middle_low', searchCode(middle.slice(0, n).join('')));
-    const high = num('middle_high', searchCodeHigh(middle.join(''), n));
+    const low = num(searchCode(middle.slice(0, n).join('')));
+    const high = num(searchCodeHigh(middle.join(''), n));
     for (const shift of [0, 1, 2])
       candidates.push(scan(`gram${head + shift} BETWEEN ${low} AND ${high} AND ${lengths}`));
   }
-  const letters = num('letters', searchLetters(term));
+  const letters = num(searchLetters(term));
   // At most d bits set (x & (x - 1) clears the lowest one): see search_letters.
   const atMostD = (x: string) =>
     d === 1
@@ -140,14 +164,14 @@ function termMatches(index: number, term: string): { sql: string; params: Search
   // The distance in characters (search.sql): for an ASCII term, damerau_levenshtein() of the
   // word's ASCII form, much cheaper to plan than search_distance().
   const distance = /^\p{ASCII}*$/u.test(term)
-    ? `damerau_levenshtein(coalesce(ascii_form, word), $${p}term)`
-    : `search_distance(word, $${p}term)`;
+    ? `damerau_levenshtein(coalesce(ascii_form, word), ${termSql})`
+    : `search_distance(word, ${termSql})`;
   const sql = `SELECT ${index} AS term, word_id,
-      ${rank(`CASE WHEN word = $${p}term THEN 0 WHEN starts_with(word, $${p}term) THEN 2 ELSE 4 END`)} AS rank
+      ${rank(`CASE WHEN word = ${termSql} THEN 0 WHEN starts_with(word, ${termSql}) THEN 2 ELSE 4 END`)} AS rank
     FROM (
       ${candidates.join('\n      UNION ALL ')}
     )
-    WHERE starts_with(word, $${p}term)
+    WHERE starts_with(word, ${termSql})
       OR (${lengths}
         AND ${atMostD(`letters & ~${letters}`)}
         AND ${atMostD(`${letters} & ~letters`)}
