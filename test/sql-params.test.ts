@@ -11,7 +11,9 @@ describe('SqlParams', () => {
     expect(params.bind('2026-11-21', 'DATE')).toBe("CAST('2026-11-21' AS DATE)");
     expect(params.bind(1763700000000000, 'BIGINT')).toBe('CAST(1763700000000000 AS BIGINT)');
     expect(params.bind('-12.5', 'DECIMAL(18,4)')).toBe("CAST('-12.5' AS DECIMAL(18,4))");
+    expect(params.bind('EUR', 'CURRENCY')).toBe("CAST('EUR' AS VARCHAR)");
     expect(params.values).toEqual({});
+    expect(params.valuesIn('SELECT 1')).toBeUndefined();
   });
 
   it('binds everything else: free text, and values without the form of their type', () => {
@@ -25,6 +27,7 @@ describe('SqlParams', () => {
       ['1.00001', 'DECIMAL(18,4)'],
       [true, 'BOOLEAN'],
       ['DE', 'VARCHAR'],
+      ["EU'", 'CURRENCY'],
     ] as const;
     const placeholders = attempts.map(([value, type]) => params.bind(value, type));
     expect(placeholders).toEqual([
@@ -36,8 +39,14 @@ describe('SqlParams', () => {
       'CAST($p5 AS DECIMAL(18,4))',
       'CAST($p6 AS BOOLEAN)',
       'CAST($p7 AS VARCHAR)',
+      'CAST($p8 AS VARCHAR)',
     ]);
     expect(Object.values(params.values)).toEqual(attempts.map(([value]) => value));
+    // A statement made of some of the parts gets only the values it names ($p1 is not $p10).
+    expect(params.valuesIn(`SELECT ${placeholders[1]}, ${placeholders[8]}`)).toEqual({
+      p1: attempts[1][0],
+      p8: attempts[8][0],
+    });
     expect(sqlLiteral(null, 'UUID')).toBeNull();
   });
 

@@ -6,27 +6,35 @@
  * measured, 2.4 ms of a 16 ms client search, and 15-20 ms of a profitability report, whose
  * binding alone is 15 ms.
  */
-const LITERAL_FORMS: Readonly<Record<string, RegExp>> = {
-  UUID: /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/,
-  DATE: /^\d{4}-\d{2}-\d{2}$/,
-  BIGINT: /^-?\d{1,18}$/,
-  INTEGER: /^-?\d{1,9}$/,
-  'DECIMAL(18,4)': /^-?\d{1,14}(\.\d{1,4})?$/,
+const LITERAL_FORMS: Readonly<Record<string, { form: RegExp; sqlType: string }>> = {
+  UUID: {
+    form: /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/,
+    sqlType: 'UUID',
+  },
+  DATE: { form: /^\d{4}-\d{2}-\d{2}$/, sqlType: 'DATE' },
+  BIGINT: { form: /^-?\d{1,18}$/, sqlType: 'BIGINT' },
+  INTEGER: { form: /^-?\d{1,9}$/, sqlType: 'INTEGER' },
+  'DECIMAL(18,4)': { form: /^-?\d{1,14}(\.\d{1,4})?$/, sqlType: 'DECIMAL(18,4)' },
+  /** An ISO 4217 code, as a VARCHAR. */
+  CURRENCY: { form: /^[A-Z]{3}$/, sqlType: 'VARCHAR' },
 };
+
+/** The SQL type a bound value of `type` is cast to (a CURRENCY is a VARCHAR). */
+const sqlTypeOf = (type: string) => LITERAL_FORMS[type]?.sqlType ?? type;
 
 /**
  * `value` as a literal of `type` when the type is one of LITERAL_FORMS and the value has its
  * form, else null (the caller binds it). Free text never becomes a literal here: only these
- * digit, hyphen and hex forms do, which cannot end the quotes they are put in.
+ * digit, hyphen, hex and capital-letter forms do, which cannot end the quotes they are put in.
  */
 export function sqlLiteral(value: string | number | boolean | null, type: string): string | null {
-  const form = LITERAL_FORMS[type];
-  if (!form || value === null || typeof value === 'boolean') return null;
+  const literal = LITERAL_FORMS[type];
+  if (!literal || value === null || typeof value === 'boolean') return null;
   const text = String(value);
-  if (!form.test(text)) return null;
+  if (!literal.form.test(text)) return null;
   return type === 'BIGINT' || type === 'INTEGER'
-    ? `CAST(${text} AS ${type})`
-    : `CAST('${text}' AS ${type})`;
+    ? `CAST(${text} AS ${literal.sqlType})`
+    : `CAST('${text}' AS ${literal.sqlType})`;
 }
 
 /**
@@ -47,7 +55,18 @@ export class SqlParams {
     if (literal !== null) return literal;
     const name = `p${this.next++}`;
     this.values[name] = value;
-    return type ? `CAST($${name} AS ${type})` : `$${name}`;
+    return type ? `CAST($${name} AS ${sqlTypeOf(type)})` : `$${name}`;
+  }
+
+  /**
+   * The bound values `text` uses (their placeholders appear in it), for a statement built
+   * from some of these parts; undefined when it uses none (a statement of literals only).
+   */
+  valuesIn(text: string): Record<string, string | number | boolean | null> | undefined {
+    const used = Object.entries(this.values).filter(([name]) =>
+      new RegExp(`\\$${name}(?!\\w)`).test(text),
+    );
+    return used.length > 0 ? Object.fromEntries(used) : undefined;
   }
 
   /** `expression IN (...)` over bound values; FALSE for an empty list. */

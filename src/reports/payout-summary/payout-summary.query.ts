@@ -1,4 +1,5 @@
 import type { DuckDBConnection, Json } from '@duckdb/node-api';
+import { SqlParams } from '../../http/list/sql-params.ts';
 import { formatAmount } from '../../money/money.ts';
 import type { PayoutSummary, PayoutSummaryCurrency } from './payout-summary.schema.ts';
 
@@ -13,14 +14,21 @@ export interface PayoutSummaryParams {
 }
 
 // The rules live in the table macros of sql/duckdb/views/payout_summary_*.sql; these two
-// statements only bind the caller's values to them.
-const CURRENCIES_SQL = `
-  SELECT *
-  FROM payout_summary_currencies($ws::UUID, $today::DATE)
-  WHERE $currency::VARCHAR IS NULL OR currency = $currency::VARCHAR
-  ORDER BY currency`;
-
-const TOTALS_SQL = `SELECT * FROM payout_summary_totals($ws::UUID, $currency::VARCHAR)`;
+// statements only pass the caller's values to them, as checked literals where they have the
+// form (sqlLiteral: DuckDB binds a statement with parameters twice).
+function summarySql(params: PayoutSummaryParams) {
+  const sql = new SqlParams();
+  const ws = sql.bind(params.workspaceId, 'UUID');
+  const currency =
+    params.currency === undefined ? 'NULL::VARCHAR' : sql.bind(params.currency, 'CURRENCY');
+  const currencies = `
+    SELECT *
+    FROM payout_summary_currencies(${ws}, ${sql.bind(params.today, 'DATE')})
+    WHERE ${currency} IS NULL OR currency = ${currency}
+    ORDER BY currency`;
+  const totals = `SELECT * FROM payout_summary_totals(${ws}, ${currency})`;
+  return { currencies, totals, sql };
+}
 
 type Row = Record<string, Json>;
 
@@ -32,16 +40,12 @@ export async function loadPayoutSummary(
   connection: DuckDBConnection,
   params: PayoutSummaryParams,
 ): Promise<PayoutSummary> {
-  const ws = params.workspaceId;
-  const currency = params.currency ?? null;
+  const statements = summarySql(params);
+  const read = (text: string) => connection.runAndReadAll(text, statements.sql.valuesIn(text));
   await connection.run('BEGIN TRANSACTION');
   try {
-    const currencies = await connection.runAndReadAll(CURRENCIES_SQL, {
-      ws,
-      today: params.today,
-      currency,
-    });
-    const totals = await connection.runAndReadAll(TOTALS_SQL, { ws, currency });
+    const currencies = await read(statements.currencies);
+    const totals = await read(statements.totals);
     const [totalsRow] = totals.getRowObjectsJson();
     if (!totalsRow) throw new Error('payout_summary_totals returned no row');
     return rowsToPayoutSummary(currencies.getRowObjectsJson(), totalsRow, params.canManage);

@@ -205,12 +205,8 @@ export async function fillDayCells(
   args: ReportArgs = reportArgs(params),
 ): Promise<void> {
   if (wholeMonths(params.from, params.to)) return;
-  await connection.run(dayCellsSql(args), boundValues(args.sql));
-}
-
-/** The values left bound (none when every value was written as a literal). */
-function boundValues(sql: SqlParams): SqlParams['values'] | undefined {
-  return Object.keys(sql.values).length > 0 ? sql.values : undefined;
+  const text = dayCellsSql(args);
+  await connection.run(text, args.sql.valuesIn(text));
 }
 
 /**
@@ -227,7 +223,7 @@ export async function loadProfitability(
   try {
     await fillDayCells(connection, params, args);
     const text = reportSql(args, params.page, params.perPage);
-    const reader = await connection.runAndReadAll(text, boundValues(args.sql));
+    const reader = await connection.runAndReadAll(text, args.sql.valuesIn(text));
     const rows = reader.getRows().map(([part, json]) => ({
       part: String(part),
       row: JSON.parse(String(json)) as Record<string, unknown>,

@@ -225,7 +225,7 @@ export const billList: ListEndpoint<BillListQuery> = {
       // Drafts are an Agency feature (decisions 2): a Studio workspace never lists them.
       ...(caller.plan === 'agency' ? [] : [`r.status <> 'DRAFT'`]),
       ...(query.payeeId ? [`r.payee_id = ${params.bind(query.payeeId, 'UUID')}`] : []),
-      ...(query.currency ? [`r.currency = ${params.bind(query.currency)}`] : []),
+      ...(query.currency ? [`r.currency = ${params.bind(query.currency, 'CURRENCY')}`] : []),
       ...(query.projectId
         ? [
             `EXISTS (SELECT 1 FROM team_bill_lines l WHERE l.bill_id = r.id AND l.project_id = ${params.bind(query.projectId, 'UUID')})`,

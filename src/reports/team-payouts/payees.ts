@@ -127,7 +127,7 @@ export const payeeList: ListEndpoint<PayeeListQuery> = {
       ...(query.userId ? [`r.user_id = ${params.bind(query.userId, 'UUID')}`] : []),
       ...(query.currency
         ? [
-            `EXISTS (SELECT 1 FROM payee_rates pr WHERE pr.payee_id = r.id AND pr.deleted_at IS NULL AND pr.currency = ${params.bind(query.currency)})`,
+            `EXISTS (SELECT 1 FROM payee_rates pr WHERE pr.payee_id = r.id AND pr.deleted_at IS NULL AND pr.currency = ${params.bind(query.currency, 'CURRENCY')})`,
           ]
         : []),
       // Search: a case-insensitive part of the payee's name or email.

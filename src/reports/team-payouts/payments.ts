@@ -141,7 +141,7 @@ export const paymentList: ListEndpoint<PaymentListQuery> = {
       `r.workspace_id = ${params.bind(caller.workspaceId, 'UUID')}`,
       'r.deleted_at IS NULL',
       // The currency filter is the actual transfer currency (api-v1).
-      ...(query.currency ? [`r.currency = ${params.bind(query.currency)}`] : []),
+      ...(query.currency ? [`r.currency = ${params.bind(query.currency, 'CURRENCY')}`] : []),
     ];
   },
   toRecords: (connection, rows) => paymentRecords(connection, rows),

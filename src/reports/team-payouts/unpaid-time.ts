@@ -75,7 +75,7 @@ export const unpaidTimeList: ListEndpoint<UnpaidTimeQuery> = {
     return [
       `r.workspace_id = ${params.bind(caller.workspaceId, 'UUID')}`,
       ...((query.scope ?? 'default') === 'default' ? [`r.section = 'default'`] : []),
-      ...(query.currency ? [`r.currency = ${params.bind(query.currency)}`] : []),
+      ...(query.currency ? [`r.currency = ${params.bind(query.currency, 'CURRENCY')}`] : []),
     ];
   },
   toRecord(row): UnpaidTimeRecord {
