@@ -402,6 +402,23 @@ describe.each(['replication', 'change-log'] as const)('summaries kept by the %s 
     expect((await monthCellsBoth(duck))[0].length).toBeGreaterThan(0);
   });
 
+  it('leave the first load month cells in month and member order in storage', async () => {
+    // A report for one member reads its cells from a few places (src/summaries/summaries.ts).
+    for (const [table, keys] of [
+      ['profitability_month_cells', 'workspace_id, month, user_id, project_id'],
+      ['profitability_member_cells', 'workspace_id, month, user_id'],
+    ] as const) {
+      const stored = await duck.runAndReadAll(
+        `SELECT CAST(row(${keys}) AS VARCHAR) FROM ${table} ORDER BY rowid`,
+      );
+      const sorted = await duck.runAndReadAll(
+        `SELECT CAST(row(${keys}) AS VARCHAR) FROM ${table} ORDER BY ${keys}`,
+      );
+      expect(stored.getRows().length, table).toBeGreaterThan(10);
+      expect(stored.getRows(), table).toEqual(sorted.getRows());
+    }
+  });
+
   it("follow a payment allocated to an approved bill (its lines' paid share)", async () => {
     const { rows } = await pool.query<{ payment: string; bill: string }>(
       `SELECT p.id AS payment, b.id AS bill

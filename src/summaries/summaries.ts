@@ -268,6 +268,12 @@ async function refreshKeys(duck: DuckDBConnection, table: string, key: string, d
  * profitability_month_cells for the cells in summary_dirty_cells, which it empties: per
  * workspace, profitability_cells over the dirty months with `dirty` (their entries only); then
  * profitability_member_cells for the members and months of those cells.
+ *
+ * Both are written sorted by month, then member (DuckDB keeps an INSERT's ORDER BY in storage),
+ * so a full build leaves each member's cells of a month together: a report for one member
+ * reads its cells' columns from a few places instead of from every vector of the range (a
+ * year of one member on the 10M-entry workspace: 5-13 ms against 86-98 ms to read them).
+ * A sync batch appends its cells sorted the same way after the rest.
  */
 async function refreshCells(duck: DuckDBConnection): Promise<void> {
   const ranges = (
@@ -287,7 +293,8 @@ async function refreshCells(duck: DuckDBConnection): Promise<void> {
       `INSERT INTO profitability_month_cells
        SELECT CAST($workspace AS UUID) AS workspace_id, *
        FROM profitability_cells(CAST($workspace AS UUID), CAST($from AS DATE), CAST($to AS DATE),
-         NULL, NULL, NULL, dirty := true)`,
+         NULL, NULL, NULL, dirty := true)
+       ORDER BY month, user_id, project_id`,
       { workspace: String(workspace), from: String(from), to: String(to) },
     );
   }
@@ -297,7 +304,8 @@ async function refreshCells(duck: DuckDBConnection): Promise<void> {
      WHERE m.workspace_id = d.workspace_id AND m.month = d.month AND m.user_id = d.user_id`,
   );
   await duck.run(
-    'INSERT INTO profitability_member_cells FROM profitability_member_cells_for(false)',
+    `INSERT INTO profitability_member_cells
+     SELECT * FROM profitability_member_cells_for(false) ORDER BY workspace_id, month, user_id`,
   );
   await duck.run('DELETE FROM summary_dirty_cells');
 }
