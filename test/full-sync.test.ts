@@ -1,4 +1,6 @@
-import { mkdtemp } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,10 +18,11 @@ import { createWriteStream } from 'node:fs';
 describe('first load', () => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
   let pool: pg.Pool;
+  let dir: string;
   beforeAll(async () => {
     db = await createTestDatabase();
     pool = createPool(db.url);
-    const dir = await mkdtemp(path.join(tmpdir(), 'll-load-'));
+    dir = await mkdtemp(path.join(tmpdir(), 'll-load-'));
     const file = path.join(dir, 'w.ndjson');
     const out = createWriteStream(file);
     await generateWorkspace({ timeEntries: 3000, seed: 3 }, out);
@@ -29,6 +32,7 @@ describe('first load', () => {
   afterAll(async () => {
     await pool.end();
     await db.drop();
+    await rm(dir, { recursive: true, force: true });
   });
 
   it('copies a generated workspace exactly, also when tables are cut into many heap slices', async () => {
@@ -46,6 +50,34 @@ describe('first load', () => {
       if (chunkPages) expect(slices.filter((t) => t === 'time_entries').length).toBeGreaterThan(3);
       duck.closeSync();
       readModel.close();
+    }
+  });
+
+  it('removes the slice folders of loads whose process was killed, and only those', async () => {
+    const parent = await mkdtemp(path.join(tmpdir(), 'll-stale-'));
+    try {
+      // A process that has ended: its pid names a load that will never remove its folder.
+      const ended = spawn(process.execPath, ['-e', '']);
+      await once(ended, 'exit');
+      const folders = {
+        killed: `ledgerline-sync-${ended.pid}-a1b2c3`,
+        running: `ledgerline-sync-${process.ppid}-d4e5f6`,
+        unnamed: 'ledgerline-sync-g7h8i9',
+        other: 'll-something-else',
+      };
+      for (const name of Object.values(folders)) {
+        await mkdir(path.join(parent, name));
+        await writeFile(path.join(parent, name, '0.csv'), 'a,b\n');
+      }
+      const readModel = await openReadModel(':memory:');
+      await fullSync(pool, readModel, { tmpDir: parent });
+      readModel.close();
+      // The killed load's folder is gone, and this load removed its own.
+      expect((await readdir(parent)).sort()).toEqual(
+        [folders.running, folders.unnamed, folders.other].sort(),
+      );
+    } finally {
+      await rm(parent, { recursive: true, force: true });
     }
   });
 });

@@ -1,4 +1,4 @@
-import { readFile, writeFile, mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -18,7 +18,10 @@ describe('snapshot import', () => {
     h = await createHarness();
     dir = await mkdtemp(path.join(tmpdir(), 'll-import-'));
   });
-  afterAll(() => h.close());
+  afterAll(async () => {
+    await h.close();
+    await rm(dir, { recursive: true, force: true });
+  });
   beforeEach(async () => {
     const { rows } = await h.pool.query<{ id: string }>('SELECT id FROM workspaces');
     const client = await h.pool.connect();

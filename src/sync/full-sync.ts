@@ -1,5 +1,5 @@
 import { createWriteStream } from 'node:fs';
-import { chmod, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -95,7 +95,9 @@ export async function fullSync(
   options: FullSyncOptions = {},
 ): Promise<SyncResult> {
   const started = Date.now();
-  const dir = await mkdtemp(path.join(options.tmpDir ?? tmpdir(), 'ledgerline-sync-'));
+  const parent = options.tmpDir ?? tmpdir();
+  await removeStaleLoads(parent);
+  const dir = await mkdtemp(path.join(parent, `${LOAD_DIR_PREFIX}${process.pid}-`));
   const duck = await readModel.connect();
   const client = await pool.connect();
   const helpers: pg.PoolClient[] = [];
@@ -261,6 +263,40 @@ export async function fullSync(
     for (const helper of helpers) helper.release();
     duck.closeSync();
     await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** A load's folder of slices: `ledgerline-sync-<pid>-<random>`, named after its process. */
+const LOAD_DIR_PREFIX = 'ledgerline-sync-';
+
+/**
+ * Removes the slice folders that loads of processes no longer running left in `parent`: a
+ * load removes its own when it ends, but not when its process is killed (a crash, SIGKILL,
+ * the machine going down), and a large workspace's slices are gigabytes. A folder of a
+ * running process, this one's included, is left alone; so is one whose process cannot be
+ * told (no pid in its name, or no permission to ask).
+ */
+export async function removeStaleLoads(parent: string): Promise<void> {
+  let names: string[];
+  try {
+    names = await readdir(parent);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(/^ledgerline-sync-(\d+)-/.exec(name)?.[1]);
+    if (!Number.isSafeInteger(pid) || pid === process.pid || processRuns(pid)) continue;
+    await rm(path.join(parent, name), { recursive: true, force: true });
+  }
+}
+
+/** Whether a process of that id runs (or exists but is not ours to signal). */
+function processRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
