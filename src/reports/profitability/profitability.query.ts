@@ -25,10 +25,10 @@ export interface ProfitabilityParams {
 
 // The rules live in the table macros of sql/duckdb/views/profitability_*.sql; these statements
 // only pass the caller's values to them, as literals of their types (SqlParams writes ids,
-// dates and numbers checked by their form so: bound, DuckDB binds this large statement twice,
-// 15-20 ms). A filter not asked for is a NULL constant, so that DuckDB plans it away. The
-// range's whole months are computed here once, for the report and the day cells alike, so
-// the two never disagree (NULL when there is none).
+// dates and numbers so once their form is checked; as parameters, DuckDB would bind this large
+// statement twice, 15-20 ms). A filter not asked for is a NULL constant, so that DuckDB plans
+// it away. The range's whole months are computed here once, for the report and the day cells
+// alike, so the two never disagree (NULL when there is none).
 interface ReportArgs {
   ws: string;
   from: string;
