@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { processRuns } from '../processes.ts';
 import type { ReadModel } from '../readmodel/read-model.ts';
 import type { ReadModelStatus } from '../readmodel/read-model-status.ts';
 import { CronError, latestBetween, nextAfter, parseCron, type Cron } from './cron.ts';
@@ -160,15 +161,6 @@ async function writeState(s: Schedule, state: ScheduleState): Promise<void> {
   await rename(tmp, statePath(s));
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * Takes the schedule's lock file (created exclusively). A lock left by a dead process of this
  * host is taken over; a live one, or one of another host (which cannot be checked), is
@@ -190,7 +182,7 @@ async function lock(s: Schedule): Promise<(() => Promise<void>) | undefined> {
         .then((t) => JSON.parse(t) as { pid?: unknown; host?: unknown })
         .catch(() => ({}));
       const stale =
-        holder.host === hostname() && typeof holder.pid === 'number' && !alive(holder.pid);
+        holder.host === hostname() && typeof holder.pid === 'number' && !processRuns(holder.pid);
       if (!stale) return undefined;
       await rm(file, { force: true });
     }

@@ -6,6 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
+import { processRuns } from '../processes.ts';
 import type { ReadModel } from '../readmodel/read-model.ts';
 import { rebuildSearchIndex, SEARCH_TABLES } from '../search/search-index.ts';
 import { EXPORT_JOURNAL_TABLES, resetExportJournal } from '../exports/export-journal.ts';
@@ -287,16 +288,6 @@ export async function removeStaleLoads(parent: string): Promise<void> {
     const pid = Number(/^ledgerline-sync-(\d+)-/.exec(name)?.[1]);
     if (!Number.isSafeInteger(pid) || pid === process.pid || processRuns(pid)) continue;
     await rm(path.join(parent, name), { recursive: true, force: true });
-  }
-}
-
-/** Whether a process of that id runs (or exists but is not ours to signal). */
-function processRuns(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
