@@ -1,7 +1,7 @@
 import { listValue, type DuckDBConnection } from '@duckdb/node-api';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Money } from '../src/money/money.ts';
+import { formatDecimal, Money } from '../src/money/money.ts';
 import { openReadModel, type ReadModel } from '../src/readmodel/read-model.ts';
 
 /**
@@ -125,6 +125,23 @@ describe('money macros (decisions 9: exact, half away from zero)', () => {
       .filter(([m, b]) => !new Money(b).isZero() && fits(new Money(m).mul(100).div(b)));
     const got = await evaluate('e4_percent(money_e4(a), money_e4(b))', cases);
     expectAll(cases, got, ([m, b]) => half(new Money(m).mul(100).div(b), 2).toFixed(2));
+  });
+
+  it('e4_text prints a count of 10^-4 units as formatDecimal does, at every scale', async () => {
+    // c: the count as text, up to 18 digits; s: the scale, 0 to 4.
+    const count = fc.oneof(
+      fc.bigInt({ min: -100_000n, max: 100_000n }),
+      fc.bigInt({ min: -(10n ** 18n) + 1n, max: 10n ** 18n - 1n }),
+    );
+    const cases = fc
+      .sample(fc.tuple(count, fc.integer({ min: 0, max: 4 })), SAMPLES)
+      .map(([e4, s]): [string, string, string, number] => ['0', '0', e4.toString(), s]);
+    // Halves on both sides, and amounts that round to zero (never "-0.00").
+    for (const e4 of ['50', '-50', '49', '-49', '-1', '0', '5000', '-5000']) {
+      for (const s of [0, 2, 3]) cases.push(['0', '0', e4, s]);
+    }
+    const got = await evaluate('e4_text(CAST(c AS BIGINT), s)', cases);
+    expectAll(cases, got, ([, , e4, s]) => formatDecimal(new Money(e4).div(10_000).toFixed(4), s));
   });
 
   it('rounds exact halves away from zero on both sides', async () => {

@@ -3,7 +3,6 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { currencyScale } from './currencies.ts';
 import {
-  decimalOfE4,
   decimalTextProblem,
   decimalTextSign,
   formatAmount,
@@ -73,28 +72,6 @@ describe('money', () => {
         },
       ),
       { numRuns: 2000 },
-    );
-  });
-
-  it.each([
-    ['0', '0.0000'],
-    ['5', '0.0005'],
-    ['-5', '-0.0005'],
-    ['-12345', '-1.2345'],
-    ['1000000000000000000000', '100000000000000000.0000'],
-  ])('reads %s units of 10^-4 as %s', (e4, expected) => {
-    expect(decimalOfE4(e4)).toBe(expected);
-  });
-
-  it('reads any count of 10^-4 units as decimal.js divides it', () => {
-    fc.assert(
-      fc.property(fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }), (units) => {
-        // Wide enough for every digit (decimal.js rounds to 20 significant digits by default).
-        const Exact = Decimal.clone({ precision: 64 });
-        expect(decimalOfE4(units.toString())).toBe(
-          new Exact(units.toString()).div(10000).toFixed(4),
-        );
-      }),
     );
   });
 

@@ -90,15 +90,3 @@ function formatWithoutRounding(text: string, scale: number): string | undefined 
   const zero = whole === '0' && !/[1-9]/.test(digits);
   return `${zero ? '' : sign}${whole}${scale > 0 ? `.${digits}` : ''}`;
 }
-
-/**
- * The decimal text of an integer count of 10^-4 units ("-12345" -> "-1.2345"), as the reports
- * hand money over from DuckDB: exact at any size, no number in between.
- */
-export function decimalOfE4(e4: string): string {
-  const match = /^(-?)(\d+)$/.exec(e4);
-  if (!match) throw new Error(`not an integer count of 10^-4: ${e4}`);
-  const [, sign, digits = ''] = match;
-  const padded = digits.padStart(5, '0');
-  return `${sign}${padded.slice(0, -4).replace(/^0+(?=\d)/, '')}.${padded.slice(-4)}`;
-}

@@ -15,7 +15,7 @@ const DEFAULT_PER_PAGE = 25;
 
 /** GET /team-payouts/profitability (decisions 8): Owner/Admin with read scope, Agency plan. */
 export function registerProfitabilityRoute(app: FastifyInstance, context: RouteContext): void {
-  app.get('/team-payouts/profitability', async (request) => {
+  app.get('/team-payouts/profitability', async (request, reply) => {
     const caller = request.caller;
     requireAccess(caller, {
       roles: OWNER_ADMIN,
@@ -49,7 +49,9 @@ export function registerProfitabilityRoute(app: FastifyInstance, context: RouteC
         perPage: query.perPage ?? DEFAULT_PER_PAGE,
       }),
     );
-    return { data };
+    // The record comes as JSON text (profitability.query.ts): sent as it is, not serialized.
+    void reply.type('application/json; charset=utf-8');
+    return `{"data":${data.json}}`;
   });
 }
 

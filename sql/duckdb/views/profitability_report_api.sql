@@ -1,0 +1,102 @@
+-- The rows of profitability_report as the API writes them (decisions 8, docs/decisions.md
+-- "Profitability"): each row's JSON text in the record's own field names, money at its
+-- currency's scale (e4_text), a metrics row with its links. src/reports/profitability/ only
+-- puts the texts together: each row's nativeAmounts into it, the members' projects into their
+-- member, the lists into the record. A report of a month writes about 6,000 rows (1.5 MB),
+-- which JavaScript would otherwise parse, format and print again.
+--   part             as profitability_report's: 'summary', 'member', 'project', 'native',
+--                    'counts', 'missing_fx', 'fx_rate', 'unallocated_revenue',
+--                    'unreconciled_receipts'
+--   owner            the metrics row a metrics or native row belongs to: level/user/project
+--   member_position  a project's or member's member's place (the member row's position)
+--   links            a metrics row's links (JSON text)
+--   json             the row's JSON text; a metrics row's without its nativeAmounts and links,
+--                    a member's also without its projectCount and projects
+-- Rows come ordered by part, member_position and position.
+CREATE OR REPLACE MACRO profitability_report_api(ws, d_from, d_to, whole_from, whole_to, user_filter, project_filter, client_filter, page_no, per_page) AS TABLE
+SELECT
+  r.part,
+  CASE WHEN r.part IN ('summary', 'member', 'project', 'native') THEN
+    concat(
+      CASE r.part WHEN 'summary' THEN 3 WHEN 'member' THEN 1 WHEN 'project' THEN 0 ELSE r.level END,
+      '/', r.user_id, '/', r.project_id
+    )
+  END AS owner,
+  r.member_position,
+  -- A metrics row's links: `app` opens the report narrowed to the row (same range), `payee`
+  -- the member's payee, `project` the project; no row is a task. Dates and ids need no URL
+  -- escaping.
+  CASE WHEN r.part IN ('summary', 'member', 'project') THEN to_json({
+    'app': concat(
+      '/app/team/profitability?from=', d_from, '&to=', d_to,
+      CASE WHEN r.user_id IS NOT NULL THEN concat('&userId=', r.user_id) ELSE '' END,
+      CASE WHEN r.project_id IS NOT NULL THEN concat('&projectId=', r.project_id) ELSE '' END
+    ),
+    'payee': coalesce('/app/team/payees/' || r.payee_id, ''),
+    'project': coalesce('/app/projects/' || r.project_id, ''),
+    'task': ''
+  }) END AS links,
+  CASE
+    WHEN r.part IN ('summary', 'member', 'project') THEN to_json({
+      'userId': r.user_id,
+      'payeeId': r.payee_id,
+      'name': r.name,
+      'projectId': r.project_id,
+      'projectName': r.project_name,
+      'billedNet': e4_text(r.billed_net_e4, b.scale),
+      'collectedNet': e4_text(r.collected_net_e4, b.scale),
+      'compensationCost': e4_text(r.compensation_cost_e4, b.scale),
+      'approvedCost': e4_text(r.approved_cost_e4, b.scale),
+      'estimatedCost': e4_text(r.estimated_cost_e4, b.scale),
+      'paid': e4_text(r.paid_e4, b.scale),
+      'pending': e4_text(r.pending_e4, b.scale),
+      'margin': e4_text(r.margin_e4, b.scale),
+      'marginPercent': r.margin_percent,
+      'clientUnbilledSeconds': r.client_unbilled_seconds,
+      'missingFx': r.missing_fx,
+      'missingPayRate': r.missing_pay_rate,
+      'missingMetrics': r.missing_metrics
+    })
+    WHEN r.part = 'native' THEN to_json({
+      'currency': r.currency,
+      'metric': r.metric,
+      'amount': e4_text(r.amount_e4, coalesce(c.scale, 2))
+    })
+    WHEN r.part = 'counts' THEN to_json({
+      'baseCurrency': r.base_currency,
+      'memberTotal': r.member_total,
+      'missingRateCount': r.missing_rate_count
+    })
+    WHEN r.part = 'missing_fx' THEN to_json({
+      'fromCurrency': r.currency,
+      'toCurrency': b.currency,
+      'amount': e4_text(r.amount_e4, coalesce(c.scale, 2)),
+      'metric': r.metric
+    })
+    WHEN r.part = 'fx_rate' THEN to_json({
+      'id': r.fx_rate_id,
+      'fromCurrency': r.currency,
+      'toCurrency': r.to_currency,
+      'effectiveFrom': r.effective_from,
+      'createdAt': strftime(epoch_ms(r.created_at_ms), '%Y-%m-%dT%H:%M:%S.%gZ'),
+      'used': r.used,
+      'rate': r.rate
+    })
+    -- unallocated_revenue, unreconciled_receipts
+    ELSE to_json({
+      'currency': r.currency,
+      'amount': decimal_at_scale(CAST(r.amount AS DECIMAL(38, 4)), coalesce(c.scale, 2))
+    })
+  END AS json
+FROM profitability_report(
+  ws, d_from, d_to, whole_from, whole_to, user_filter, project_filter, client_filter,
+  page_no, per_page
+) r
+CROSS JOIN (
+  SELECT w.base_currency AS currency, coalesce(c.scale, 2) AS scale
+  FROM workspaces w
+  LEFT JOIN currencies c ON c.code = w.base_currency
+  WHERE w.id = ws
+) b
+LEFT JOIN currencies c ON c.code = r.currency
+ORDER BY r.part, r.member_position, r.position;
