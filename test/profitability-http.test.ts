@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from './support/harness.ts';
 import { ids, smallSnapshot, tinySnapshot, TOKENS } from './support/small-snapshot.ts';
+import { profitabilitySchema } from '../src/reports/profitability/profitability.schema.ts';
 
 const STUDIO_TOKEN = 'tt_test_StudioProf01_abcdefghijklmnopqrstuvwxyz012345';
 
@@ -42,6 +43,10 @@ describe('GET /team-payouts/profitability over HTTP', () => {
   it('answers the small snapshot’s October as worked out by hand', async () => {
     const res = await get('?from=2026-10-01&to=2026-10-31');
     expect(res.statusCode).toBe(200);
+    // The record is sent as the JSON text the query joins: still JSON, and valid against its
+    // schema.
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(profitabilitySchema.safeParse(res.json().data).success).toBe(true);
     const figures = {
       billedNet: '149.04',
       collectedNet: '77.31',
