@@ -56,6 +56,7 @@ type Write =
       n: number;
       status: 'DRAFT' | 'SENT' | 'PAID' | 'CANCELLED';
       paid: number;
+      discount: number;
       day: number | null;
     }
   | { kind: 'invoiceLine'; n: number; entry: number | null; amount: number }
@@ -125,6 +126,7 @@ const writeArb: fc.Arbitrary<Write> = fc.oneof(
       'CANCELLED' as const,
     ),
     paid: fc.integer({ min: 0, max: 900_000 }),
+    discount: fc.integer({ min: 0, max: 50_000 }),
     day: fc.option(fc.nat(400), { nil: null }),
   }),
   fc.record({
@@ -241,12 +243,14 @@ async function apply(client: pg.PoolClient, ids: Ids, write: Write): Promise<voi
     }
     case 'invoice':
       await client.query(
-        `UPDATE invoices SET status = $2, amount_paid = $3, issue_date = $4 WHERE id = $1`,
+        `UPDATE invoices SET status = $2, amount_paid = $3, issue_date = $4, discount_amount = $5
+         WHERE id = $1`,
         [
           pick(ids.invoices, write.n),
           write.status,
           money(write.paid),
           write.day === null ? null : day(write.day),
+          money(write.discount),
         ],
       );
       return;
@@ -294,6 +298,7 @@ async function apply(client: pg.PoolClient, ids: Ids, write: Write): Promise<voi
 /** Each summary and its macro, as sorted lines of text. */
 const PAIRS: [string, string][] = [
   ['SELECT * FROM team_bill_line_sums', 'FROM team_bill_line_sums_for(true)'],
+  ['SELECT * FROM invoice_unallocated_nets', 'FROM invoice_unallocated_nets_for(true)'],
   ['SELECT * FROM payee_entry_pay', 'SELECT * FROM payee_entry_rates WHERE is_payable'],
   ['SELECT * FROM payee_unpaid_totals', 'FROM payee_unpaid_totals_for(true)'],
   // The month cells are compared with profitability_cells below; these are their sums.

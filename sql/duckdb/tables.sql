@@ -463,8 +463,19 @@ CREATE TABLE IF NOT EXISTS payee_entry_pay (
   is_payable BOOLEAN
 );
 
+-- invoice_unallocated_nets_for(true): per invoice and line project, the net of the lines that
+-- name no time entry (profitability's unallocated revenue), in 10^-4 units of the invoice
+-- currency.
+CREATE TABLE IF NOT EXISTS invoice_unallocated_nets (
+  workspace_id UUID NOT NULL,
+  invoice_id UUID NOT NULL,
+  project_id UUID,
+  net_e4 BIGINT NOT NULL
+);
+
 -- The keys a sync batch refreshes the summaries for; filled and emptied inside its transaction.
 CREATE TABLE IF NOT EXISTS summary_dirty_bills (bill_id UUID NOT NULL);
+CREATE TABLE IF NOT EXISTS summary_dirty_invoices (invoice_id UUID NOT NULL);
 CREATE TABLE IF NOT EXISTS summary_dirty_entries (time_entry_id UUID NOT NULL);
 
 -- profitability_cells(ws, first day, last day, ...) of every workspace, per month of work:

@@ -11,7 +11,9 @@ export const SUMMARY_TABLES = [
   'payee_unpaid_totals',
   'profitability_month_cells',
   'profitability_member_cells',
+  'invoice_unallocated_nets',
   'summary_dirty_bills',
+  'summary_dirty_invoices',
   'summary_dirty_entries',
   'summary_dirty_payees',
   'summary_dirty_cells',
@@ -30,6 +32,7 @@ const ENTRIES_PER_SLICE = 1_000_000;
 export async function rebuildSummaries(duck: DuckDBConnection): Promise<void> {
   for (const table of SUMMARY_TABLES) await duck.run(`DELETE FROM ${table}`);
   await duck.run('INSERT INTO team_bill_line_sums FROM team_bill_line_sums_for(true)');
+  await duck.run('INSERT INTO invoice_unallocated_nets FROM invoice_unallocated_nets_for(true)');
   const count = (await duck.runAndReadAll('SELECT count(*) FROM time_entries')).getRows()[0]![0];
   const slices = Math.max(1, Math.ceil(Number(count) / ENTRIES_PER_SLICE));
   for (let slice = 0; slice < slices; slice++) {
@@ -107,6 +110,8 @@ const cellsOfWorkspaces = (workspaceIds: string) =>
 interface Stale {
   /** Bills whose line sums are stale. */
   bills?: (source: string) => string;
+  /** Invoices whose unallocated nets are stale. */
+  invoices?: (source: string) => string;
   /** Entries whose payee_entry_pay row is stale. */
   entries?: (source: string) => string;
   /** Month cells that are stale (workspace_id, month, user_id, project_id). */
@@ -169,9 +174,11 @@ const STALE: Record<string, Stale> = {
       ),
   },
   invoices: {
+    invoices: (source) => ids(source),
     cells: (source) => cellsOfEntries(entriesOfInvoices(ids(source))),
   },
   invoice_lines: {
+    invoices: (source) => `SELECT invoice_id FROM invoice_lines WHERE id IN (${ids(source)})`,
     cells: (source) =>
       cellsOfEntries(
         entriesOfInvoices(`SELECT invoice_id FROM invoice_lines WHERE id IN (${ids(source)})`),
@@ -218,6 +225,7 @@ export class SummaryUpdate {
   async refresh(duck: DuckDBConnection): Promise<void> {
     if (!this.touched) return;
     await refreshKeys(duck, 'team_bill_line_sums', 'bill_id', 'summary_dirty_bills');
+    await refreshKeys(duck, 'invoice_unallocated_nets', 'invoice_id', 'summary_dirty_invoices');
     await refreshEntries(duck);
     await refreshKeys(duck, 'payee_unpaid_totals', 'payee_id', 'summary_dirty_payees');
     await refreshCells(duck);
@@ -229,6 +237,9 @@ export class SummaryUpdate {
     if (!stale) return;
     this.touched = true;
     if (stale.bills) await duck.run(`INSERT INTO summary_dirty_bills ${stale.bills(source)}`);
+    if (stale.invoices) {
+      await duck.run(`INSERT INTO summary_dirty_invoices ${stale.invoices(source)}`);
+    }
     if (stale.entries) await duck.run(`INSERT INTO summary_dirty_entries ${stale.entries(source)}`);
     if (stale.cells) await duck.run(`INSERT INTO summary_dirty_cells ${stale.cells(source)}`);
   }
