@@ -135,6 +135,37 @@ describe.each(['replication', 'change-log'] as const)('cached list pages, %s syn
     expect((await get('/projects'))[0]).toMatchObject({ id: ids.project, hourlyRate: '120' });
   });
 
+  it('lists unpaid time whose entry, payee, rate, project or task changed', async () => {
+    const item = async () =>
+      (await get('/team-payouts/unpaid-time?scope=all')).find((i) => i.id === ids.entry2);
+    expect(await item()).toMatchObject({ name: 'Max Member', hourlyRate: '45.00' });
+    const changes: [string, unknown[], Record<string, unknown>][] = [
+      [
+        "UPDATE time_entries SET note = 'reviewed' WHERE id = $1",
+        [ids.entry2],
+        { description: 'reviewed' },
+      ],
+      ["UPDATE payees SET name = 'Max M.' WHERE id = $1", [ids.payee], { name: 'Max M.' }],
+      [
+        'UPDATE payee_rates SET hourly_rate = 50 WHERE id = $1',
+        [ids.rate],
+        { hourlyRate: '50.00' },
+      ],
+      ["UPDATE projects SET name = 'Site' WHERE id = $1", [ids.project], { projectName: 'Site' }],
+      [
+        'UPDATE time_entries SET task_id = $2 WHERE id = $1',
+        [ids.entry2, ids.task],
+        { taskId: ids.task },
+      ],
+      ["UPDATE tasks SET name = 'Layout' WHERE id = $1", [ids.task], { taskName: 'Layout' }],
+    ];
+    for (const [sql, values, expected] of changes) {
+      await pool.query(sql, values);
+      await sync.waitForStore();
+      expect(await item()).toMatchObject(expected);
+    }
+  });
+
   it('lists an invoice changed after its page was read', async () => {
     expect((await get('/invoices'))[0]).toMatchObject({ id: ids.invoice });
     await pool.query("UPDATE invoices SET notes = 'paid by wire' WHERE id = $1", [ids.invoice]);

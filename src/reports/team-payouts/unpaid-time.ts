@@ -60,6 +60,12 @@ export const unpaidTimeList: ListEndpoint<UnpaidTimeQuery> = {
   name: 'team-payouts/unpaid-time',
   from: 'unpaid_time_items r',
   rowsFrom: UNPAID_ROWS,
+  // An item's columns come from its time entry (the item's id is the entry's), its payee's name
+  // and rate, and its project's and task's names: a change to an entry drops that item's row,
+  // a change to the others drops the list. Bills decide only which entries are listed, and the
+  // page's ids are always chosen afresh. Without the cache, reading the page's 51 rows back
+  // scans every payable entry again (about 20 ms of a first page on the 10M-entry workspace).
+  cached: { table: 'time_entries', dependsOn: ['payees', 'payee_rates', 'projects', 'tasks'] },
   select: `r.id, r.time_entry_id, r.payee_id, r.user_id, r.project_id, r.rate_id, r.name,
     r.project_name, r.task_id, r.task_name, r.description, r.currency,
     CAST(r.work_date AS VARCHAR) AS work_date, r.duration_seconds,
