@@ -102,6 +102,10 @@ const entriesOfInvoices = (invoiceIds: string) =>
   `SELECT time_entry_id FROM invoice_lines
    WHERE invoice_id IN (${invoiceIds}) AND time_entry_id IS NOT NULL`;
 
+/** The invoices of the invoice lines a change file names. */
+const invoicesOfLines = (source: string) =>
+  `SELECT invoice_id FROM invoice_lines WHERE id IN (${ids(source)})`;
+
 /** Every month cell of some workspaces (their FX rates or base currency changed). */
 const cellsOfWorkspaces = (workspaceIds: string) =>
   `SELECT DISTINCT workspace_id, entry_month(entry_date), user_id, project_id FROM time_entries
@@ -178,11 +182,8 @@ const STALE: Record<string, Stale> = {
     cells: (source) => cellsOfEntries(entriesOfInvoices(ids(source))),
   },
   invoice_lines: {
-    invoices: (source) => `SELECT invoice_id FROM invoice_lines WHERE id IN (${ids(source)})`,
-    cells: (source) =>
-      cellsOfEntries(
-        entriesOfInvoices(`SELECT invoice_id FROM invoice_lines WHERE id IN (${ids(source)})`),
-      ),
+    invoices: (source) => invoicesOfLines(source),
+    cells: (source) => cellsOfEntries(entriesOfInvoices(invoicesOfLines(source))),
   },
   fx_rates: {
     cells: (source) =>

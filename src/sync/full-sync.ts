@@ -269,6 +269,7 @@ export async function fullSync(
 
 /** A load's folder of slices: `ledgerline-sync-<pid>-<random>`, named after its process. */
 const LOAD_DIR_PREFIX = 'ledgerline-sync-';
+const LOAD_DIR_NAME = new RegExp(`^${LOAD_DIR_PREFIX}(\\d+)-`);
 
 /**
  * Removes the slice folders that loads of processes no longer running left in `parent`: a
@@ -285,7 +286,7 @@ export async function removeStaleLoads(parent: string): Promise<void> {
     return;
   }
   for (const name of names) {
-    const pid = Number(/^ledgerline-sync-(\d+)-/.exec(name)?.[1]);
+    const pid = Number(LOAD_DIR_NAME.exec(name)?.[1]);
     if (!Number.isSafeInteger(pid) || pid === process.pid || processRuns(pid)) continue;
     await rm(path.join(parent, name), { recursive: true, force: true });
   }

@@ -17,10 +17,7 @@ CREATE OR REPLACE MACRO profitability_report_api(ws, d_from, d_to, whole_from, w
 SELECT
   r.part,
   CASE WHEN r.part IN ('summary', 'member', 'project', 'native') THEN
-    concat(
-      CASE r.part WHEN 'summary' THEN 3 WHEN 'member' THEN 1 WHEN 'project' THEN 0 ELSE r.level END,
-      '/', r.user_id, '/', r.project_id
-    )
+    concat(r.level, '/', r.user_id, '/', r.project_id)
   END AS owner,
   r.member_position,
   -- A metrics row's links: `app` opens the report narrowed to the row (same range), `payee`

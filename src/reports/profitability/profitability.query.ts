@@ -124,26 +124,26 @@ type ReportRow = [
 
 /**
  * Puts the rows' texts together into the record's (profitability.schema.ts), in its field
- * order: each metrics row with its nativeAmounts and links, each member with its projects, each list in its rows' order. Every
- * figure, text and order comes from the SQL.
+ * order: each metrics row with its nativeAmounts and links, each member with its projects,
+ * each list in its rows' order. Every figure, text and order comes from the SQL.
  */
 function reportJson(rows: ReportRow[], params: ProfitabilityParams): string {
-  const parts = new Map<string, string[]>();
+  // Native amounts sort after members: they are gathered before any metrics row is written.
   const natives = new Map<string | null, string[]>();
-  const projects = new Map<bigint | null, string[]>();
-  for (const [part, owner, , , json] of rows) {
-    if (part === 'native') push(natives, owner, json);
-    else push(parts, part, json);
-  }
+  for (const [part, owner, , , json] of rows) if (part === 'native') push(natives, owner, json);
   // A row's text is a JSON object: what is added goes in before its closing brace.
   const metricsRow = ([, owner, , links, json]: ReportRow) =>
     `${json.slice(0, -1)},"nativeAmounts":[${(natives.get(owner) ?? []).join(',')}],"links":${links}}`;
+  const parts = new Map<string, string[]>();
+  const projects = new Map<bigint | null, string[]>();
   const members: [position: bigint | null, json: string][] = [];
   let summary: string | undefined;
   for (const row of rows) {
-    if (row[0] === 'project') push(projects, row[2], metricsRow(row));
-    else if (row[0] === 'member') members.push([row[2], metricsRow(row)]);
-    else if (row[0] === 'summary') summary = metricsRow(row);
+    const [part, , memberPosition, , json] = row;
+    if (part === 'project') push(projects, memberPosition, metricsRow(row));
+    else if (part === 'member') members.push([memberPosition, metricsRow(row)]);
+    else if (part === 'summary') summary = metricsRow(row);
+    else if (part !== 'native') push(parts, part, json);
   }
   const [counts] = parts.get('counts') ?? [];
   if (counts === undefined || summary === undefined) {
