@@ -12,6 +12,7 @@ describe('SqlParams', () => {
     expect(params.bind(1763700000000000, 'BIGINT')).toBe('CAST(1763700000000000 AS BIGINT)');
     expect(params.bind('-12.5', 'DECIMAL(18,4)')).toBe("CAST('-12.5' AS DECIMAL(18,4))");
     expect(params.bind('EUR', 'CURRENCY')).toBe("CAST('EUR' AS VARCHAR)");
+    expect(params.bind('PARTIALLY_PAID', 'CODE')).toBe("CAST('PARTIALLY_PAID' AS VARCHAR)");
     expect(params.values).toEqual({});
     expect(params.valuesIn('SELECT 1')).toBeUndefined();
   });
@@ -28,6 +29,7 @@ describe('SqlParams', () => {
       [true, 'BOOLEAN'],
       ['DE', 'VARCHAR'],
       ["EU'", 'CURRENCY'],
+      ["SENT' OR '1'='1", 'CODE'],
     ] as const;
     const placeholders = attempts.map(([value, type]) => params.bind(value, type));
     expect(placeholders).toEqual([
@@ -40,6 +42,7 @@ describe('SqlParams', () => {
       'CAST($p6 AS BOOLEAN)',
       'CAST($p7 AS VARCHAR)',
       'CAST($p8 AS VARCHAR)',
+      'CAST($p9 AS VARCHAR)',
     ]);
     expect(Object.values(params.values)).toEqual(attempts.map(([value]) => value));
     // A statement made of some of the parts gets only the values it names ($p1 is not $p10).
@@ -67,6 +70,27 @@ describe('SqlParams', () => {
         '-9007199254740991',
         '99999999999999.9999',
       ]);
+    } finally {
+      duck.closeSync();
+      readModel.close();
+    }
+  });
+
+  it('oneOf: one value as an equality, several as a list, free text bound', async () => {
+    const params = new SqlParams();
+    expect(params.oneOf('r.status', ['SENT'])).toBe("r.status = CAST('SENT' AS VARCHAR)");
+    expect(params.oneOf('r.status', [])).toBe('FALSE');
+    const several = params.oneOf('r.country', ['DE', "x' OR '1'='1"]);
+    expect(several).toBe("list_contains([CAST('DE' AS VARCHAR), CAST($p0 AS VARCHAR)], r.country)");
+    const readModel = await openReadModel(':memory:');
+    const duck = await readModel.connect();
+    try {
+      const reader = await duck.runAndReadAll(
+        `SELECT r.country FROM (VALUES ('DE'), ('FR'), (NULL), ('x'' OR ''1''=''1')) r(country)
+         WHERE ${several} ORDER BY 1`,
+        params.values,
+      );
+      expect(reader.getRows()).toEqual([['DE'], ["x' OR '1'='1"]]);
     } finally {
       duck.closeSync();
       readModel.close();

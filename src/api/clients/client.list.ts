@@ -46,8 +46,8 @@ export const clientList: ListEndpoint<ClientListQuery> = {
     return [
       `r.workspace_id = ${params.bind(caller.workspaceId, 'UUID')}`,
       'r.deleted_at IS NULL',
-      ...(query.country ? [params.in('r.billing_country', query.country)] : []),
-      ...(query.currency ? [params.in('upper(r.currency)', query.currency)] : []),
+      ...(query.country ? [params.oneOf('r.billing_country', query.country)] : []),
+      ...(query.currency ? [params.oneOf('upper(r.currency)', query.currency)] : []),
       ...flag(query.hasBillingEmail, present('r.billing_email')),
       // The billing contact: a named contact person (the billing email has its own filter).
       ...flag(query.hasBillingContact, present('r.contact_name')),

@@ -83,9 +83,9 @@ export const invoiceList: ListEndpoint<InvoiceListQuery> = {
         ? [clientNameCondition(params, caller.workspaceId, query.clientName)]
         : []),
       ...(query.clientId ? [params.in('r.client_id', query.clientId, 'UUID')] : []),
-      ...(query.currency ? [params.in('r.currency', query.currency)] : []),
-      ...(query.status ? [params.in('r.status', query.status)] : []),
-      ...(query.paymentStatus ? [params.in('r.payment_status', query.paymentStatus)] : []),
+      ...(query.currency ? [params.oneOf('r.currency', query.currency)] : []),
+      ...(query.status ? [params.oneOf('r.status', query.status)] : []),
+      ...(query.paymentStatus ? [params.oneOf('r.payment_status', query.paymentStatus)] : []),
       ...flag(query.recurring, 'r.recurring'),
       ...flag(query.viewed, 'r.viewed'),
       ...dateRangeConditions(query, params, {

@@ -69,8 +69,8 @@ export const projectList: ListEndpoint<ProjectListQuery> = {
         : []),
       ...(query.clientId ? [params.in('r.client_id', query.clientId, 'UUID')] : []),
       ...(query.memberId ? [member(query.memberId)] : []),
-      ...(query.status ? [params.in('r.status', query.status)] : []),
-      ...(query.rateType ? [params.in('r.rate_type', query.rateType)] : []),
+      ...(query.status ? [params.oneOf('r.status', query.status)] : []),
+      ...(query.rateType ? [params.oneOf('r.rate_type', query.rateType)] : []),
       ...either(query.timeline, 'dated', DATED),
       ...either(query.budget, 'present', BUDGETED),
       ...dateRangeConditions(query, params, {

@@ -172,7 +172,7 @@ async function readCachedPage(
 ): Promise<Page> {
   const { cache, list } = request.records!;
   const keys = await connection.runAndReadAll(
-    `${request.with ? `WITH ${request.with} ` : ''}SELECT _page._id, ${pageKeyTexts(request.order)}
+    `${request.with ? `WITH ${request.with} ` : ''}SELECT CAST(_page._id AS VARCHAR) AS _id, ${pageKeyTexts(request.order)}
      FROM (${chosenRows(request, filterFrom, condition)}) _page
      ORDER BY ${pageOrder(request.order)}`,
     { ...request.params.values, ...request.extraParams },
@@ -193,7 +193,7 @@ async function readCachedPage(
     nextKey: page.nextKey,
     rows: page.rows.flatMap((k) => {
       const row = rows.get(String(k._id));
-      return row ? [{ ...row, ...k }] : [];
+      return row ? [row] : [];
     }),
   };
 }
