@@ -104,6 +104,7 @@ export const invoiceList: ListEndpoint<InvoiceListQuery> = {
     ];
   },
   search: (workspaceId, text) => searchQuery('invoice', workspaceId, text),
+  searchOnLargeTable: true,
   toRecord: (row) => invoiceRowToRecord(row),
 };
 
