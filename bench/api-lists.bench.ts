@@ -11,6 +11,7 @@ import { openReadModel } from '../src/readmodel/read-model.ts';
 import { ReadModelStatus } from '../src/readmodel/read-model-status.ts';
 import { createKysely } from '../src/store/database.ts';
 import { fullSync } from '../src/sync/full-sync.ts';
+import { TokenIdentityCache } from '../src/tokens/token-identity-cache.ts';
 import { createToken } from '../src/tokens/token.repository.ts';
 import { benchStore, log, percentile } from './support.ts';
 
@@ -37,12 +38,15 @@ try {
   await duck.run('CHECKPOINT');
   duck.closeSync();
   await bench.pool.query('CHECKPOINT');
+  // As `npm start` serves: token identities kept in memory, current by PostgreSQL's notifications.
+  const tokenIdentities = await TokenIdentityCache.listen(bench.pool);
   const appOptions = {
     db,
     readModel,
     status,
     tokenEnv: 'test',
     rateLimit: { burst: 1e9, perSecond: 1e9 },
+    tokenIdentities,
   } as const;
   const app = await buildApp(appOptions);
   // Every page read from DuckDB whole: a record cache that keeps no rows.
@@ -174,6 +178,7 @@ try {
   );
   await app.close();
   await coldApp.close();
+  await tokenIdentities.close();
   readModel.close();
 } finally {
   await bench.close();

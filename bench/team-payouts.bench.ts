@@ -11,6 +11,7 @@ import path from 'node:path';
 import { tmpdir } from 'node:os';
 import { buildApp } from '../src/http/app.ts';
 import { createKysely } from '../src/store/database.ts';
+import { TokenIdentityCache } from '../src/tokens/token-identity-cache.ts';
 import { createToken } from '../src/tokens/token.repository.ts';
 import { monthOf } from '../src/reports/profitability/profitability.range.ts';
 import { todayIn } from '../src/time/calendar.ts';
@@ -24,12 +25,15 @@ const bench = await benchStore(dir, 10_000_000);
 const db = createKysely(bench.pool);
 try {
   const { readModel, status } = await keptReadModel(bench, path.join(dir, 'read-model.duckdb'));
+  // As `npm start` serves: token identities kept in memory, current by PostgreSQL's notifications.
+  const tokenIdentities = await TokenIdentityCache.listen(bench.pool);
   const app = await buildApp({
     db,
     readModel,
     status,
     tokenEnv: 'test',
     rateLimit: { burst: 1e9, perSecond: 1e9 },
+    tokenIdentities,
   });
   const { rows: owners } = await bench.pool.query<{
     workspace_id: string;
@@ -144,6 +148,7 @@ try {
     `every report p99 < 100 ms and >= 50x PostgreSQL: ${allMet ? 'met' : 'NOT met'} (ms; API ${iterations} requests, PostgreSQL ${pgIterations} runs each)`,
   );
   await app.close();
+  await tokenIdentities.close();
   readModel.close();
 } finally {
   await bench.close();

@@ -3,6 +3,7 @@ import { buildApp } from '../http/app.ts';
 import type { ReadModelRuntime } from '../runtime.ts';
 import { ExportScheduler, loadSchedules } from '../exports/schedules.ts';
 import { SyncService } from '../sync/sync-service.ts';
+import { TokenIdentityCache } from '../tokens/token-identity-cache.ts';
 import { info, progressLine } from './output.ts';
 
 /**
@@ -18,6 +19,11 @@ export async function serve(
   // Checked before anything listens: a bad schedules file is one line and exit code 1.
   const schedules = config.exportSchedules ? await loadSchedules(config.exportSchedules) : [];
   const sync = createSyncService(runtime);
+  const tokenIdentities = await TokenIdentityCache.listen(runtime.pool, (error) =>
+    info(
+      `token cache: lost its PostgreSQL notifications, reading tokens from the store (${String(error)})`,
+    ),
+  );
   const app = await buildApp({
     db: runtime.db,
     readModel: runtime.readModel,
@@ -26,6 +32,7 @@ export async function serve(
     logLevel: config.logLevel,
     sync,
     recordCacheRows: config.recordCacheRows,
+    tokenIdentities,
     rateLimit: {
       ...(config.rateLimitPerSecond === undefined ? {} : { perSecond: config.rateLimitPerSecond }),
       ...(config.rateLimitBurst === undefined ? {} : { burst: config.rateLimitBurst }),
@@ -41,6 +48,7 @@ export async function serve(
     info(`${signal}: shutting down`);
     await scheduler.stop();
     await app.close();
+    await tokenIdentities.close();
     await sync.stop();
     await runtime.close();
     process.exit(0);

@@ -19,6 +19,7 @@ import { CursorCodec } from './list/cursor.ts';
 import type { Database, TokenEnv } from '../store/schema.ts';
 import { authenticate } from './auth.ts';
 import { TokenUseRecorder } from '../tokens/token.repository.ts';
+import type { TokenIdentityCache } from '../tokens/token-identity-cache.ts';
 import { ConnectionPool } from '../readmodel/connection-pool.ts';
 import { RecordCache } from '../readmodel/record-cache.ts';
 import { registerJsonBodyParser } from './json-body.ts';
@@ -41,6 +42,8 @@ export interface AppDependencies {
   rateLimit?: Partial<RateLimitOptions>;
   /** Rows kept per list in the record cache (RECORD_CACHE_ROWS; default 50,000). */
   recordCacheRows?: number;
+  /** Token identities kept in memory; without it every request reads its token from the store. */
+  tokenIdentities?: TokenIdentityCache;
 }
 
 /** What routes get: the stores, and a way to run a read against the read model. */
@@ -78,7 +81,13 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   app.addHook('onRequest', async (request, reply) => {
     void reply.header('X-Request-Id', request.id);
     if (request.url.startsWith(`${API_PREFIX}/`) && !PUBLIC_PATHS.has(request.url.split('?')[0]!)) {
-      request.caller = await authenticate(deps.db, deps.tokenEnv, request, tokenUses);
+      request.caller = await authenticate(
+        deps.db,
+        deps.tokenEnv,
+        request,
+        tokenUses,
+        deps.tokenIdentities,
+      );
       enforceRateLimit(rateLimiter, request.caller.tokenPrefix, reply);
     }
   });

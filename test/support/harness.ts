@@ -10,6 +10,7 @@ import { createKysely, createPool } from '../../src/store/database.ts';
 import type { Database } from '../../src/store/schema.ts';
 import { fullSync } from '../../src/sync/full-sync.ts';
 import { SyncService } from '../../src/sync/sync-service.ts';
+import { TokenIdentityCache } from '../../src/tokens/token-identity-cache.ts';
 import { createTestDatabase } from './databases.ts';
 import { importObject } from './import-object.ts';
 
@@ -22,6 +23,8 @@ export interface Harness {
   app: FastifyInstance;
   /** The running sync of a live harness (logical replication), else undefined. */
   syncService: SyncService | undefined;
+  /** The app's token identities, kept current by PostgreSQL's notifications. */
+  tokenIdentities: TokenIdentityCache;
   /** Imports a snapshot object (written to a temp JSON file first). */
   importObject(snapshot: unknown, options?: { replace?: boolean }): Promise<ImportResult>;
   /**
@@ -47,11 +50,13 @@ export async function createHarness(
   const syncService = options.live
     ? new SyncService({ pool, url: database.url, readModel, status })
     : undefined;
+  const tokenIdentities = await TokenIdentityCache.listen(pool);
   const app = await buildApp({
     db,
     readModel,
     status,
     tokenEnv: 'test',
+    tokenIdentities,
     ...(syncService ? { sync: syncService } : {}),
     ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
   });
@@ -74,8 +79,10 @@ export async function createHarness(
       const result = await fullSync(pool, readModel);
       status.committed(result.dataAsOf, 'everything');
     },
+    tokenIdentities,
     async close() {
       await app.close();
+      await tokenIdentities.close();
       if (syncService) {
         await syncService.stop();
         await pool.query(
