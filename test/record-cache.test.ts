@@ -5,6 +5,7 @@ import { buildApp } from '../src/http/app.ts';
 import { openReadModel, type ReadModel } from '../src/readmodel/read-model.ts';
 import { ReadModelStatus } from '../src/readmodel/read-model-status.ts';
 import { RecordCache } from '../src/readmodel/record-cache.ts';
+import { SqlParams } from '../src/http/list/sql-params.ts';
 import { createKysely, createPool } from '../src/store/database.ts';
 import { SyncService } from '../src/sync/sync-service.ts';
 import { apiRequest, type Body } from './support/api-request.ts';
@@ -48,6 +49,45 @@ describe('the record cache', () => {
     status.committed(new Date(), 'everything');
     expect([cache.size('clients'), cache.size('projects')]).toEqual([0, 0]);
   });
+
+  it.each(['clients', 'projects', 'invoices'])(
+    'reads the %s rows it lacks through the id index, not a scan of every id',
+    async (table) => {
+      const readModel = await openReadModel(':memory:');
+      const duck = await readModel.connect();
+      try {
+        // 3,000 rows, every required column filled with a value of its type.
+        const columns = await duck.runAndReadAll(
+          `SELECT column_name, data_type FROM information_schema.columns
+           WHERE table_name = '${table}' AND is_nullable = 'NO' ORDER BY ordinal_position`,
+        );
+        const values = columns.getRows().map(([name, type]) => {
+          const value = /UUID/.test(String(type))
+            ? 'uuid()'
+            : /TIMESTAMP|DATE/.test(String(type))
+              ? `CAST(now() AS ${String(type)})`
+              : /BOOL/.test(String(type))
+                ? 'false'
+                : /CHAR/.test(String(type))
+                  ? "'x'"
+                  : 'CAST(0 AS ' + String(type) + ')';
+          return `${value} AS ${String(name)}`;
+        });
+        await duck.run(`INSERT INTO ${table} BY NAME SELECT ${values.join(', ')} FROM range(3000)`);
+        const found = await duck.runAndReadAll(`SELECT CAST(id AS VARCHAR) FROM ${table} LIMIT 51`);
+        const ids = found.getRows().map(([id]) => String(id));
+        // The statement keyset.ts reads missing rows with.
+        const params = new SqlParams();
+        const plan = await duck.runAndReadAll(
+          `EXPLAIN ANALYZE SELECT r.* FROM ${table} r WHERE ${params.in('r.id', ids, 'UUID')}`,
+        );
+        expect(String(plan.getRows()[0]![1])).toContain('Index Scan');
+      } finally {
+        duck.closeSync();
+        readModel.close();
+      }
+    },
+  );
 
   it('does not keep a row read while a commit dropped it', async () => {
     const status = new ReadModelStatus();

@@ -17,8 +17,8 @@ export interface ReadModel {
 
 /**
  * Opens (creating when missing) the DuckDB read model at `file` (`:memory:` for a throw-away
- * one), creates its tables from sql/duckdb/tables.sql, its macros, search (src/search/) and the
- * views of sql/duckdb/views/, and fills the currency table.
+ * one), creates its tables from sql/duckdb/tables.sql and the indexes of indexes.sql, its
+ * macros, search (src/search/) and the views of sql/duckdb/views/, and fills the currency table.
  */
 export async function openReadModel(
   file: string,
@@ -36,6 +36,7 @@ export async function openReadModel(
   const connection = await instance.connect();
   try {
     await ensureTables(connection, await readFile(path.join(DUCKDB_SQL_DIR, 'tables.sql'), 'utf8'));
+    await connection.run(await readFile(path.join(DUCKDB_SQL_DIR, 'indexes.sql'), 'utf8'));
     await connection.run(await readFile(path.join(DUCKDB_SQL_DIR, 'macros.sql'), 'utf8'));
     await installSearch(connection);
     await createViews(connection);
