@@ -61,17 +61,16 @@ describe('the record cache', () => {
           `SELECT column_name, data_type FROM information_schema.columns
            WHERE table_name = '${table}' AND is_nullable = 'NO' ORDER BY ordinal_position`,
         );
+        const valueOfType: [RegExp, (type: string) => string][] = [
+          [/UUID/, () => 'uuid()'],
+          [/TIMESTAMP|DATE/, (type) => `CAST(now() AS ${type})`],
+          [/BOOL/, () => 'false'],
+          [/CHAR/, () => "'x'"],
+          [/./, (type) => `CAST(0 AS ${type})`],
+        ];
         const values = columns.getRows().map(([name, type]) => {
-          const value = /UUID/.test(String(type))
-            ? 'uuid()'
-            : /TIMESTAMP|DATE/.test(String(type))
-              ? `CAST(now() AS ${String(type)})`
-              : /BOOL/.test(String(type))
-                ? 'false'
-                : /CHAR/.test(String(type))
-                  ? "'x'"
-                  : 'CAST(0 AS ' + String(type) + ')';
-          return `${value} AS ${String(name)}`;
+          const [, value] = valueOfType.find(([pattern]) => pattern.test(String(type)))!;
+          return `${value(String(type))} AS ${String(name)}`;
         });
         await duck.run(`INSERT INTO ${table} BY NAME SELECT ${values.join(', ')} FROM range(3000)`);
         const found = await duck.runAndReadAll(`SELECT CAST(id AS VARCHAR) FROM ${table} LIMIT 51`);
