@@ -149,6 +149,25 @@ describe('money macros (decisions 9: exact, half away from zero)', () => {
     expectAll(cases, got, ([, , e4, s]) => formatDecimal(new Money(e4).div(10_000).toFixed(4), s));
   });
 
+  it('e4_text prints counts of 10^18 and more, as a report’s sums can be, on its 128-bit path', async () => {
+    const count = fc.oneof(
+      fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }),
+      fc.bigInt({ min: 10n ** 18n - 100n, max: 10n ** 18n + 100n }),
+      fc.bigInt({ min: -(10n ** 18n) - 100n, max: -(10n ** 18n) + 100n }),
+    );
+    const cases = fc
+      .sample(fc.tuple(count, fc.integer({ min: 0, max: 4 })), SAMPLES)
+      .map(([e4, s]): [string, string, string, number] => ['0', '0', e4.toString(), s]);
+    for (const e4 of ['9999999999999999990', '-9999999999999999950', '10000000000000000050']) {
+      for (const s of [0, 2, 3]) cases.push(['0', '0', e4, s]);
+    }
+    const want = ([, , e4, s]: [string, string, string, number]) =>
+      formatDecimal(new Money(e4).div(10_000).toFixed(4), s);
+    // The report passes its sums as text; the cells' sums are HUGEINT.
+    expectAll(cases, await evaluate('e4_text(c, s)', cases), want);
+    expectAll(cases, await evaluate('e4_text(CAST(c AS HUGEINT), s)', cases), want);
+  });
+
   it('rounds exact halves away from zero on both sides', async () => {
     // 1 x 1 / 200 = 0.005 -> 0.01 and -0.005 -> -0.01; at scale 0, 5 / 2 = 2.5 -> 3.
     const cases: [string, string, string, number][] = [

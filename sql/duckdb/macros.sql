@@ -114,19 +114,6 @@ CREATE OR REPLACE MACRO entry_month(d) AS CAST(date_trunc('month', d) AS DATE);
 CREATE OR REPLACE MACRO currency_scale(currency_code) AS
   coalesce((SELECT scale FROM currencies WHERE code = currency_code), 2);
 
--- A count of 10^-4 units (below 10^18 in size) printed with exactly `scale` (0 to 4) decimals,
--- rounded half away from zero: decimal_at_scale of money_of_e4(e4), in 64-bit decimals. A
--- DECIMAL(38,x) is a 128-bit integer, which DuckDB rounds and prints about ten times slower, and
--- a report prints thousands of amounts.
-CREATE OR REPLACE MACRO e4_text(e4, scale) AS
-  CASE scale
-    WHEN 0 THEN CAST(CAST(CAST(e4 AS DECIMAL(18, 0)) * 0.0001 AS DECIMAL(18, 0)) AS VARCHAR)
-    WHEN 1 THEN CAST(CAST(CAST(e4 AS DECIMAL(18, 0)) * 0.0001 AS DECIMAL(18, 1)) AS VARCHAR)
-    WHEN 2 THEN CAST(CAST(CAST(e4 AS DECIMAL(18, 0)) * 0.0001 AS DECIMAL(18, 2)) AS VARCHAR)
-    WHEN 3 THEN CAST(CAST(CAST(e4 AS DECIMAL(18, 0)) * 0.0001 AS DECIMAL(18, 3)) AS VARCHAR)
-    ELSE CAST(CAST(e4 AS DECIMAL(18, 0)) * 0.0001 AS VARCHAR)
-  END;
-
 -- A decimal printed with exactly `scale` (0 to 4) decimals, rounded half away from zero.
 CREATE OR REPLACE MACRO decimal_at_scale(v, scale) AS
   CASE scale
@@ -136,6 +123,26 @@ CREATE OR REPLACE MACRO decimal_at_scale(v, scale) AS
     WHEN 3 THEN CAST(CAST(v AS DECIMAL(38, 3)) AS VARCHAR)
     ELSE CAST(CAST(v AS DECIMAL(38, 4)) AS VARCHAR)
   END;
+
+-- A count of 10^-4 units printed with exactly `scale` (0 to 4) decimals, rounded half away from
+-- zero: decimal_at_scale of money_of_e4(e4). Below 10^18 in size (every realistic amount) in
+-- 64-bit decimals: a DECIMAL(38,x) is a 128-bit integer, which DuckDB rounds and prints about
+-- ten times slower, and a report prints thousands of amounts. Larger counts (a report's sums can
+-- be) take the 128-bit path; coalesce() evaluates it only for them. e4_text_18: the 64-bit path,
+-- for a count that fits DECIMAL(18,0).
+CREATE OR REPLACE MACRO e4_text_18(e4, scale) AS
+  CASE scale
+    WHEN 0 THEN CAST(CAST(e4 * 0.0001 AS DECIMAL(18, 0)) AS VARCHAR)
+    WHEN 1 THEN CAST(CAST(e4 * 0.0001 AS DECIMAL(18, 1)) AS VARCHAR)
+    WHEN 2 THEN CAST(CAST(e4 * 0.0001 AS DECIMAL(18, 2)) AS VARCHAR)
+    WHEN 3 THEN CAST(CAST(e4 * 0.0001 AS DECIMAL(18, 3)) AS VARCHAR)
+    ELSE CAST(e4 * 0.0001 AS VARCHAR)
+  END;
+CREATE OR REPLACE MACRO e4_text(e4, scale) AS
+  coalesce(
+    e4_text_18(TRY_CAST(e4 AS DECIMAL(18, 0)), scale),
+    decimal_at_scale(money_of_e4(e4), scale)
+  );
 
 -- An amount with its currency's scale ("150.00", JPY "150", KWD "1.500"): formatAmount.
 CREATE OR REPLACE MACRO money_text(v, currency_code) AS

@@ -40,14 +40,14 @@ SELECT
       'name': r.name,
       'projectId': r.project_id,
       'projectName': r.project_name,
-      'billedNet': e4_text(r.billed_net_e4, b.scale),
-      'collectedNet': e4_text(r.collected_net_e4, b.scale),
-      'compensationCost': e4_text(r.compensation_cost_e4, b.scale),
-      'approvedCost': e4_text(r.approved_cost_e4, b.scale),
-      'estimatedCost': e4_text(r.estimated_cost_e4, b.scale),
-      'paid': e4_text(r.paid_e4, b.scale),
-      'pending': e4_text(r.pending_e4, b.scale),
-      'margin': e4_text(r.margin_e4, b.scale),
+      'billedNet': r.texts[1],
+      'collectedNet': r.texts[2],
+      'compensationCost': r.texts[3],
+      'approvedCost': r.texts[4],
+      'estimatedCost': r.texts[5],
+      'paid': r.texts[6],
+      'pending': r.texts[7],
+      'margin': r.texts[8],
       'marginPercent': r.margin_percent,
       'clientUnbilledSeconds': r.client_unbilled_seconds,
       'missingFx': r.missing_fx,
@@ -57,7 +57,7 @@ SELECT
     WHEN r.part = 'native' THEN to_json({
       'currency': r.currency,
       'metric': r.metric,
-      'amount': e4_text(r.amount_e4, coalesce(c.scale, 2))
+      'amount': r.texts[9]
     })
     WHEN r.part = 'counts' THEN to_json({
       'baseCurrency': r.base_currency,
@@ -66,8 +66,8 @@ SELECT
     })
     WHEN r.part = 'missing_fx' THEN to_json({
       'fromCurrency': r.currency,
-      'toCurrency': b.currency,
-      'amount': e4_text(r.amount_e4, coalesce(c.scale, 2)),
+      'toCurrency': r.base_currency_code,
+      'amount': r.texts[9],
       'metric': r.metric
     })
     WHEN r.part = 'fx_rate' THEN to_json({
@@ -82,18 +82,34 @@ SELECT
     -- unallocated_revenue, unreconciled_receipts
     ELSE to_json({
       'currency': r.currency,
-      'amount': decimal_at_scale(CAST(r.amount AS DECIMAL(38, 4)), coalesce(c.scale, 2))
+      'amount': decimal_at_scale(CAST(r.amount AS DECIMAL(38, 4)), r.scale)
     })
   END AS json
-FROM profitability_report(
-  ws, d_from, d_to, whole_from, whole_to, user_filter, project_filter, client_filter,
-  page_no, per_page
+FROM (
+  -- Every amount of a row printed by one e4_text (a metrics row's eight at the base currency's
+  -- scale, then a native or missing amount at its own): planning e4_text ten times over took
+  -- DuckDB several milliseconds more.
+  SELECT
+    r.*,
+    b.currency AS base_currency_code,
+    coalesce(c.scale, 2) AS scale,
+    list_transform(
+      [
+        r.billed_net_e4, r.collected_net_e4, r.compensation_cost_e4, r.approved_cost_e4,
+        r.estimated_cost_e4, r.paid_e4, r.pending_e4, r.margin_e4, r.amount_e4
+      ],
+      lambda e4, i: e4_text(e4, CASE WHEN i <= 8 THEN b.scale ELSE coalesce(c.scale, 2) END)
+    ) AS texts
+  FROM profitability_report(
+    ws, d_from, d_to, whole_from, whole_to, user_filter, project_filter, client_filter,
+    page_no, per_page
+  ) r
+  CROSS JOIN (
+    SELECT w.base_currency AS currency, coalesce(c.scale, 2) AS scale
+    FROM workspaces w
+    LEFT JOIN currencies c ON c.code = w.base_currency
+    WHERE w.id = ws
+  ) b
+  LEFT JOIN currencies c ON c.code = r.currency
 ) r
-CROSS JOIN (
-  SELECT w.base_currency AS currency, coalesce(c.scale, 2) AS scale
-  FROM workspaces w
-  LEFT JOIN currencies c ON c.code = w.base_currency
-  WHERE w.id = ws
-) b
-LEFT JOIN currencies c ON c.code = r.currency
 ORDER BY r.part, r.member_position, r.position;
