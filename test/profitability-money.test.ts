@@ -168,6 +168,56 @@ describe('money macros (decisions 9: exact, half away from zero)', () => {
     expectAll(cases, await evaluate('e4_text(CAST(c AS HUGEINT), s)', cases), want);
   });
 
+  it('e4_parts and e4_part store a cell’s sums beyond 64 bits as rows of 64-bit parts', async () => {
+    // The three sums of a cell: small, near and beyond 2^62 and 2^63 on both sides, and NULLs.
+    // Each amount summed fits 64 bits, so a sum of 10^21 is over a hundred amounts near 2^63.
+    const sum = fc.option(
+      fc.oneof(
+        fc.bigInt({ min: -1000n, max: 1000n }),
+        fc.bigInt({ min: -(2n ** 64n), max: 2n ** 64n }),
+        fc.bigInt({ min: -(10n ** 21n), max: 10n ** 21n }),
+        fc.constantFrom(2n ** 62n, 2n ** 62n + 1n, 2n ** 63n - 1n, 2n ** 63n, -(2n ** 63n) - 1n),
+      ),
+      { nil: null },
+    );
+    const cells = fc.sample(fc.tuple(sum, sum, sum), SAMPLES);
+    cells.push([null, null, null], [2n ** 62n, -(2n ** 62n), 0n], [2n ** 62n + 1n, null, 1n]);
+    // '' for NULL: a list's type is taken from its values, and a leading null has none.
+    const column = (i: number) => listValue(cells.map((c) => c[i]?.toString() ?? ''));
+    const reader = await connection.runAndReadAll(
+      `SELECT
+         CAST(sum(e4_part(a, n, p)) AS VARCHAR) AS a, CAST(sum(e4_part(b, n, p)) AS VARCHAR) AS b,
+         CAST(sum(e4_part(c, n, p)) AS VARCHAR) AS c, count(*) AS rows,
+         count(*) FILTER (
+           WHERE greatest(abs(e4_part(a, n, p)), abs(e4_part(b, n, p)), abs(e4_part(c, n, p)))
+             > 4611686018427387905
+         ) AS oversized
+       FROM (
+         SELECT *, unnest(range(n)) AS p
+         FROM (
+           SELECT *, e4_parts(a, b, c) AS n
+           FROM (
+             SELECT unnest(range(${cells.length})) AS g,
+               CAST(nullif(unnest($a::VARCHAR[]), '') AS HUGEINT) AS a,
+               CAST(nullif(unnest($b::VARCHAR[]), '') AS HUGEINT) AS b,
+               CAST(nullif(unnest($c::VARCHAR[]), '') AS HUGEINT) AS c
+           )
+         )
+       )
+       GROUP BY g ORDER BY g`,
+      { a: column(0), b: column(1), c: column(2) },
+    );
+    const abs = (x: bigint | null) => (x === null ? 0n : x < 0n ? -x : x);
+    const got = reader.getRowObjectsJson();
+    const want = cells.map(([a, b, c]) => {
+      const largest = [abs(a), abs(b), abs(c), 1n].reduce((x, y) => (x > y ? x : y));
+      const rows = (largest + 2n ** 62n - 1n) / 2n ** 62n; // 1 for every sum up to 2^62
+      const text = (x: bigint | null) => (x === null ? null : x.toString());
+      return { a: text(a), b: text(b), c: text(c), rows: rows.toString(), oversized: '0' };
+    });
+    expect(got).toEqual(want);
+  });
+
   it('rounds exact halves away from zero on both sides', async () => {
     // 1 x 1 / 200 = 0.005 -> 0.01 and -0.005 -> -0.01; at scale 0, 5 / 2 = 2.5 -> 3.
     const cases: [string, string, string, number][] = [

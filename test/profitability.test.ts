@@ -904,3 +904,89 @@ describe('the default range: the current month in the workspace time zone', () =
     expect(data.summary.estimatedCost).toBe('30.00');
   });
 });
+
+describe('sums beyond 64 bits (docs/summaries.md, "Storage of sums")', () => {
+  // Each of Zoe's hours costs 99,999,999,999,999.99 EUR, the largest cost in cents that
+  // DECIMAL(18,4) holds: 999,999,999,999,999,900 units of 10^-4. Ten of them in October make a
+  // month cell of 9,999,999,999,999,999,000 units, beyond 2^63 - 1 (9,223,372,036,854,775,807).
+  const ws = new Workspace();
+  const al = ws.user('Al');
+  const zoe = ws.user('Zoe');
+  const work = ws.project('Work');
+  ws.payee(al, { name: 'Al', rates: [['2026-01-01', '10.00', 'EUR']] });
+  ws.payee(zoe, { name: 'Zoe', rates: [['2026-01-01', '99999999999999.99', 'EUR']] });
+  ws.entry({ user: al, project: work, date: '2026-10-01', seconds: 3600 }); // 10.00
+  for (let day = 2; day <= 11; day++) {
+    ws.entry({
+      user: zoe,
+      project: work,
+      date: `2026-10-${String(day).padStart(2, '0')}`,
+      seconds: 3600,
+    });
+  }
+  ws.entry({ user: zoe, project: work, date: '2026-09-30', seconds: 3600 });
+
+  it('keeps a cell that does not fit 64 bits as rows of 64-bit parts', async () => {
+    const duck = await h.readModel.connect();
+    try {
+      for (const table of ['profitability_month_cells', 'profitability_member_cells']) {
+        const reader = await duck.runAndReadAll(
+          `SELECT CAST(month AS VARCHAR) AS month, native_e4, converted_e4
+           FROM ${table}
+           WHERE workspace_id = '${ws.id}' AND user_id = '${zoe}' AND metric = 'estimatedCost'
+           ORDER BY month, native_e4`,
+        );
+        expect(reader.getRowObjectsJson(), table).toEqual([
+          // September: one hour, one row.
+          {
+            month: '2026-09-01',
+            native_e4: '999999999999999900',
+            converted_e4: '999999999999999900',
+          },
+          // October: 9,999,999,999,999,999,000 in three parts (2^62 is 4,611,686,018,427,387,904).
+          {
+            month: '2026-10-01',
+            native_e4: '3333333333333333000',
+            converted_e4: '3333333333333333000',
+          },
+          {
+            month: '2026-10-01',
+            native_e4: '3333333333333333000',
+            converted_e4: '3333333333333333000',
+          },
+          {
+            month: '2026-10-01',
+            native_e4: '3333333333333333000',
+            converted_e4: '3333333333333333000',
+          },
+        ]);
+      }
+    } finally {
+      duck.closeSync();
+    }
+  });
+
+  it('reports such sums exactly, from project cells, member cells and days', async () => {
+    // Zoe on the page: her project's month cell.
+    const zoePage = await report(ws, 'from=2026-10-01&to=2026-10-31&perPage=1&page=2');
+    expect(zoePage.members[0]).toMatchObject({
+      userId: zoe,
+      estimatedCost: '999999999999999.90',
+      projects: [expect.objectContaining({ estimatedCost: '999999999999999.90' })],
+    });
+    // Al on the page: Zoe only in the summary, from her member cells; and across two months.
+    const alPage = await report(ws, 'from=2026-10-01&to=2026-10-31&perPage=1');
+    expect(alPage.members[0]).toMatchObject({ userId: al, estimatedCost: '10.00' });
+    expect(alPage.summary.estimatedCost).toBe('1000000000000009.90');
+    const twoMonths = await report(ws, 'from=2026-09-01&to=2026-10-31&perPage=1');
+    expect(twoMonths.summary.estimatedCost).toBe('1100000000000009.89');
+    // Days of a partly covered month: computed from the entries, not read from the cells.
+    const days = await report(ws, 'from=2026-10-02&to=2026-10-30');
+    expect(days.summary.estimatedCost).toBe('999999999999999.90');
+    expect(days.summary.nativeAmounts).toContainEqual({
+      currency: 'EUR',
+      metric: 'estimatedCost',
+      amount: '999999999999999.90',
+    });
+  });
+});

@@ -96,6 +96,25 @@ CREATE OR REPLACE MACRO e4_invoice_line_net(amount_e4, net_e4, subtotal_e4, unit
 CREATE OR REPLACE MACRO e4_convert(amount_e4, rate_e10, unit_e4) AS
   e4_share(amount_e4, rate_e10, 10000000000, unit_e4);
 
+-- The profitability cells (src/summaries/, docs/summaries.md) keep their sums of e4 counts in
+-- BIGINT columns, which DuckDB reads and sums about three times faster than HUGEINT ones. A
+-- cell whose sums do not all fit 64 bits (ten hours at the largest pay rate DECIMAL(18,4) holds
+-- make one) is stored as several rows of the same key instead, each holding a part of every sum,
+-- which add up to the cell again: readers of the cells only ever sum them.
+-- e4_parts(a, b, c): how many rows a cell of the sums a, b and c takes: 1 up to 2^62, and since
+-- every amount summed fits 64 bits, never more than two per amount.
+CREATE OR REPLACE MACRO e4_parts(a, b, c) AS
+  CAST(
+    (greatest(abs(coalesce(a, 0)), abs(coalesce(b, 0)), abs(coalesce(c, 0)), 1)
+      + 4611686018427387903) // 4611686018427387904
+    AS BIGINT
+  );
+-- Part `p` (0 to n - 1) of the sum s in n rows: s // n, plus one unit of s's sign in the first
+-- |s % n| of them (// and % truncate toward zero); NULL when s is. At most 2^62 + 1 in size
+-- when n = e4_parts(...).
+CREATE OR REPLACE MACRO e4_part(s, n, p) AS
+  CAST(s // n + CASE WHEN p < abs(s % n) THEN sign(s) ELSE 0 END AS BIGINT);
+
 -- part x 100 / whole (e4 counts, whole <> 0) as a percentage rounded half away from zero to two
 -- decimals, as DECIMAL(38,2) ("-12.50").
 CREATE OR REPLACE MACRO e4_percent(part_e4, whole_e4) AS

@@ -488,13 +488,13 @@ CREATE TABLE IF NOT EXISTS profitability_month_cells (
   metric VARCHAR,
   currency VARCHAR,
   fx_rate_id UUID,
-  native_e4 HUGEINT,
-  converted_e4 HUGEINT,
-  missing_e4 HUGEINT,
+  native_e4 BIGINT,
+  converted_e4 BIGINT,
+  missing_e4 BIGINT,
   fx_missing BOOLEAN NOT NULL,
   needs_fx BOOLEAN NOT NULL,
   missing_pay_rate BOOLEAN NOT NULL,
-  unbilled_seconds HUGEINT NOT NULL
+  unbilled_seconds BIGINT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS summary_dirty_cells (
   workspace_id UUID NOT NULL,
@@ -514,13 +514,13 @@ CREATE TABLE IF NOT EXISTS profitability_report_day_cells (
   metric VARCHAR,
   currency VARCHAR,
   fx_rate_id UUID,
-  native_e4 HUGEINT,
-  converted_e4 HUGEINT,
-  missing_e4 HUGEINT,
+  native_e4 BIGINT,
+  converted_e4 BIGINT,
+  missing_e4 BIGINT,
   fx_missing BOOLEAN NOT NULL,
   needs_fx BOOLEAN NOT NULL,
   missing_pay_rate BOOLEAN NOT NULL,
-  unbilled_seconds HUGEINT NOT NULL
+  unbilled_seconds BIGINT NOT NULL
 );
 
 -- payee_unpaid_totals_for(true): per payee, rate currency (NULL: no rate at the entry's date)
@@ -549,13 +549,13 @@ CREATE TABLE IF NOT EXISTS profitability_member_cells (
   metric VARCHAR,
   currency VARCHAR,
   fx_rate_id UUID,
-  native_e4 HUGEINT,
-  converted_e4 HUGEINT,
-  missing_e4 HUGEINT,
+  native_e4 BIGINT,
+  converted_e4 BIGINT,
+  missing_e4 BIGINT,
   fx_missing BOOLEAN NOT NULL,
   needs_fx BOOLEAN NOT NULL,
   missing_pay_rate BOOLEAN NOT NULL,
-  unbilled_seconds HUGEINT NOT NULL
+  unbilled_seconds BIGINT NOT NULL
 );
 
 -- Export journal (src/exports/export-journal.ts, docs/exports.md) ------------------------------
