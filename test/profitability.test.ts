@@ -990,3 +990,24 @@ describe('sums beyond 64 bits (docs/summaries.md, "Storage of sums")', () => {
     });
   });
 });
+
+describe('the report leaves DuckDB as one text (profitability.query.ts)', () => {
+  // Its rows and fields are apart by the control characters RS and US: names holding them (and
+  // the other separators a JSON text might be cut on) still come back whole.
+  const ws = new Workspace();
+  const odd = ws.user('Odd\u001eName\u001f,"}]');
+  const work = ws.project('Pro\u001fject\u001e\\');
+  ws.payee(odd, { name: 'Payee\u001e\u001f', rates: [['2026-01-01', '10.00', 'EUR']] });
+  ws.entry({ user: odd, project: work, date: '2026-10-05', seconds: 3600 });
+
+  it('keeps every character of the names', async () => {
+    const data = await report(ws);
+    expect(data.members).toHaveLength(1);
+    expect(data.members[0]).toMatchObject({
+      name: 'Payee\u001e\u001f',
+      estimatedCost: '10.00',
+      projects: [expect.objectContaining({ projectName: 'Pro\u001fject\u001e\\' })],
+    });
+    expect(data.summary.estimatedCost).toBe('10.00');
+  });
+});

@@ -9,6 +9,8 @@
 --                    'unreconciled_receipts'
 --   owner            the metrics row a metrics or native row belongs to: level/user/project
 --   member_position  a project's or member's member's place (the member row's position)
+--   position         the row's place among its part's (a member's among members, a project's
+--                    among its member's, a native amount's in its row's list)
 --   links            a metrics row's links (JSON text)
 --   json             the row's JSON text; a metrics row's without its nativeAmounts and links,
 --                    a member's also without its projectCount and projects
@@ -20,6 +22,7 @@ SELECT
     concat(r.level, '/', r.user_id, '/', r.project_id)
   END AS owner,
   r.member_position,
+  r.position,
   -- A metrics row's links: `app` opens the report narrowed to the row (same range), `payee`
   -- the member's payee, `project` the project; no row is a task. Dates and ids need no URL
   -- escaping.
