@@ -115,6 +115,20 @@ CREATE OR REPLACE MACRO e4_parts(a, b, c) AS
 CREATE OR REPLACE MACRO e4_part(s, n, p) AS
   CAST(s // n + CASE WHEN p < abs(s % n) THEN sign(s) ELSE 0 END AS BIGINT);
 
+-- The rows a cell of the sums a, b and c and of `seconds` is stored as, a list of structs to
+-- unnest: native_e4, converted_e4 and missing_e4 (the parts of a, b and c) and
+-- unbilled_seconds (whole in the first row, 0 in the others).
+CREATE OR REPLACE MACRO e4_cell_rows(a, b, c, seconds) AS
+  list_transform(
+    range(e4_parts(a, b, c)),
+    lambda p: {
+      'native_e4': e4_part(a, e4_parts(a, b, c), p),
+      'converted_e4': e4_part(b, e4_parts(a, b, c), p),
+      'missing_e4': e4_part(c, e4_parts(a, b, c), p),
+      'unbilled_seconds': CASE WHEN p = 0 THEN CAST(seconds AS BIGINT) ELSE 0 END
+    }
+  );
+
 -- part x 100 / whole (e4 counts, whole <> 0) as a percentage rounded half away from zero to two
 -- decimals, as DECIMAL(38,2) ("-12.50").
 CREATE OR REPLACE MACRO e4_percent(part_e4, whole_e4) AS

@@ -491,10 +491,10 @@ CREATE TABLE IF NOT EXISTS profitability_month_cells (
   native_e4 BIGINT,
   converted_e4 BIGINT,
   missing_e4 BIGINT,
+  unbilled_seconds BIGINT NOT NULL,
   fx_missing BOOLEAN NOT NULL,
   needs_fx BOOLEAN NOT NULL,
-  missing_pay_rate BOOLEAN NOT NULL,
-  unbilled_seconds BIGINT NOT NULL
+  missing_pay_rate BOOLEAN NOT NULL
 );
 CREATE TABLE IF NOT EXISTS summary_dirty_cells (
   workspace_id UUID NOT NULL,
@@ -517,10 +517,10 @@ CREATE TABLE IF NOT EXISTS profitability_report_day_cells (
   native_e4 BIGINT,
   converted_e4 BIGINT,
   missing_e4 BIGINT,
+  unbilled_seconds BIGINT NOT NULL,
   fx_missing BOOLEAN NOT NULL,
   needs_fx BOOLEAN NOT NULL,
-  missing_pay_rate BOOLEAN NOT NULL,
-  unbilled_seconds BIGINT NOT NULL
+  missing_pay_rate BOOLEAN NOT NULL
 );
 
 -- payee_unpaid_totals_for(true): per payee, rate currency (NULL: no rate at the entry's date)
@@ -552,10 +552,10 @@ CREATE TABLE IF NOT EXISTS profitability_member_cells (
   native_e4 BIGINT,
   converted_e4 BIGINT,
   missing_e4 BIGINT,
+  unbilled_seconds BIGINT NOT NULL,
   fx_missing BOOLEAN NOT NULL,
   needs_fx BOOLEAN NOT NULL,
-  missing_pay_rate BOOLEAN NOT NULL,
-  unbilled_seconds BIGINT NOT NULL
+  missing_pay_rate BOOLEAN NOT NULL
 );
 
 -- Export journal (src/exports/export-journal.ts, docs/exports.md) ------------------------------

@@ -302,7 +302,7 @@ async function refreshCells(duck: DuckDBConnection): Promise<void> {
   );
   for (const [workspace, from, to] of ranges) {
     await duck.run(
-      `INSERT INTO profitability_month_cells
+      `INSERT INTO profitability_month_cells BY NAME
        SELECT CAST($workspace AS UUID) AS workspace_id, *
        FROM profitability_cells(CAST($workspace AS UUID), CAST($from AS DATE), CAST($to AS DATE),
          NULL, NULL, NULL, dirty := true)
@@ -316,7 +316,7 @@ async function refreshCells(duck: DuckDBConnection): Promise<void> {
      WHERE m.workspace_id = d.workspace_id AND m.month = d.month AND m.user_id = d.user_id`,
   );
   await duck.run(
-    `INSERT INTO profitability_member_cells
+    `INSERT INTO profitability_member_cells BY NAME
      SELECT * FROM profitability_member_cells_for(false) ORDER BY workspace_id, month, user_id`,
   );
   await duck.run('DELETE FROM summary_dirty_cells');

@@ -6,37 +6,28 @@
 --   native_e4    = the amounts in their own currency
 --   converted_e4 = in the base currency (NULL when an amount had no FX rate)
 --   missing_e4   = the native sum of the amounts left unconverted
--- each sum in 64 bits: a cell beyond them is several rows of the same key (e4_parts, e4_part),
--- which add up to it.
+-- each sum in 64 bits: a cell beyond them is several rows of the same key (e4_cell_rows), which
+-- add up to it.
 CREATE OR REPLACE MACRO profitability_cells(ws, d_from, d_to, user_filter, project_filter, client_filter, skip_from := NULL, skip_to := NULL, dirty := false) AS TABLE
 SELECT
   month, user_id, project_id, metric, currency, fx_rate_id,
-  e4_part(native_e4, parts, part) AS native_e4,
-  e4_part(converted_e4, parts, part) AS converted_e4,
-  e4_part(missing_e4, parts, part) AS missing_e4,
-  fx_missing, needs_fx, missing_pay_rate,
-  CASE WHEN part = 0 THEN CAST(unbilled_seconds AS BIGINT) ELSE 0 END AS unbilled_seconds
+  unnest(e4_cell_rows(native_e4, converted_e4, missing_e4, unbilled_seconds), recursive := true),
+  fx_missing, needs_fx, missing_pay_rate
 FROM (
-  SELECT *, unnest(range(parts)) AS part
-  FROM (
-    SELECT *, e4_parts(native_e4, converted_e4, missing_e4) AS parts
-    FROM (
-      SELECT
-        entry_month AS month,
-        user_id,
-        project_id,
-        metric,
-        currency,
-        fx_rate_id,
-        sum(amount_e4) AS native_e4,
-        sum(converted_e4) AS converted_e4,
-        sum(amount_e4) FILTER (WHERE fx_missing) AS missing_e4,
-        coalesce(bool_or(fx_missing), false) AS fx_missing,
-        coalesce(bool_or(needs_fx), false) AS needs_fx,
-        coalesce(bool_or(missing_pay_rate), false) AS missing_pay_rate,
-        coalesce(sum(unbilled_seconds), 0) AS unbilled_seconds
-      FROM profitability_converted(ws, d_from, d_to, user_filter, project_filter, client_filter, skip_from := skip_from, skip_to := skip_to, dirty := dirty)
-      GROUP BY entry_month, user_id, project_id, metric, currency, fx_rate_id
-    )
-  )
+  SELECT
+    entry_month AS month,
+    user_id,
+    project_id,
+    metric,
+    currency,
+    fx_rate_id,
+    sum(amount_e4) AS native_e4,
+    sum(converted_e4) AS converted_e4,
+    sum(amount_e4) FILTER (WHERE fx_missing) AS missing_e4,
+    coalesce(bool_or(fx_missing), false) AS fx_missing,
+    coalesce(bool_or(needs_fx), false) AS needs_fx,
+    coalesce(bool_or(missing_pay_rate), false) AS missing_pay_rate,
+    coalesce(sum(unbilled_seconds), 0) AS unbilled_seconds
+  FROM profitability_converted(ws, d_from, d_to, user_filter, project_filter, client_filter, skip_from := skip_from, skip_to := skip_to, dirty := dirty)
+  GROUP BY entry_month, user_id, project_id, metric, currency, fx_rate_id
 );
