@@ -61,9 +61,10 @@ const FIELD = '\x1f';
 const ROW = '\x1e';
 const reportSql = (args: ReportArgs, page: number, perPage: number) =>
   `SELECT string_agg(
-      concat_ws(chr(31), part, coalesce(owner, ''), coalesce(CAST(member_position AS VARCHAR), ''),
-        coalesce(CAST(links AS VARCHAR), ''), CAST(json AS VARCHAR)),
-      chr(30) ORDER BY part, member_position, position
+      concat_ws(chr(${FIELD.charCodeAt(0)}), part, coalesce(owner, ''),
+        coalesce(CAST(member_position AS VARCHAR), ''), coalesce(CAST(links AS VARCHAR), ''),
+        CAST(json AS VARCHAR)),
+      chr(${ROW.charCodeAt(0)}) ORDER BY part, member_position, position
     ) AS rows
     FROM profitability_report_api(
       ${args.ws}, ${args.from}, ${args.to}, ${args.wholeFrom}, ${args.wholeTo}, ${args.filters},
