@@ -2,6 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTH_CHANGE_CHANNEL } from '../src/tokens/token-identity-cache.ts';
 import { revokeToken } from '../src/tokens/token.repository.ts';
+import { apiRequest } from './support/api-request.ts';
 import { createHarness, type Harness } from './support/harness.ts';
 import { ids, smallSnapshot, TOKENS } from './support/small-snapshot.ts';
 
@@ -16,12 +17,7 @@ describe('token identities kept in memory', () => {
   });
   afterAll(() => h.close());
 
-  const me = (token: string) =>
-    h.app.inject({
-      method: 'GET',
-      url: '/api/v1/me',
-      headers: { authorization: `Bearer ${token}` },
-    });
+  const me = (token: string) => apiRequest(h.app, { method: 'GET', path: '/me', token });
 
   /** Store connections taken from the pool while `work` runs. */
   const storeUse = async (work: () => Promise<unknown>) => {
@@ -38,34 +34,34 @@ describe('token identities kept in memory', () => {
 
   it('answers a token seen before without reading the store', async () => {
     expect(h.tokenIdentities.active).toBe(true);
-    expect((await me(TOKENS.admin)).statusCode).toBe(200);
+    expect((await me(TOKENS.admin)).status).toBe(200);
     // The first use also wrote last_used_at; the second, within the minute, touches nothing.
     expect(await storeUse(() => me(TOKENS.admin))).toBe(0);
   });
 
   it('forgets a token when it is revoked: 401 as soon as the notification arrives', async () => {
-    expect((await me(TOKENS.manager)).statusCode).toBe(200);
+    expect((await me(TOKENS.manager)).status).toBe(200);
     const change = h.tokenIdentities.nextChange();
     expect(await revokeToken(h.db, 'MangrPrefix1')).toBe(true);
     await change;
-    expect((await me(TOKENS.manager)).statusCode).toBe(401);
+    expect((await me(TOKENS.manager)).status).toBe(401);
   });
 
   it('sees a new role and a new plan', async () => {
-    expect((await me(TOKENS.member)).json().data.role).toBe('MEMBER');
+    expect((await me(TOKENS.member)).body.data.role).toBe('MEMBER');
     let change = h.tokenIdentities.nextChange();
     await h.pool.query(`UPDATE members SET role = 'ADMIN' WHERE user_id = $1`, [ids.member]);
     await change;
-    expect((await me(TOKENS.member)).json().data.role).toBe('ADMIN');
+    expect((await me(TOKENS.member)).body.data.role).toBe('ADMIN');
 
     change = h.tokenIdentities.nextChange();
     await h.pool.query(`UPDATE workspaces SET plan = 'free'`);
     await change;
-    expect((await me(TOKENS.member)).statusCode).toBe(402);
+    expect((await me(TOKENS.member)).status).toBe(402);
     change = h.tokenIdentities.nextChange();
     await h.pool.query(`UPDATE workspaces SET plan = 'agency'`);
     await change;
-    expect((await me(TOKENS.member)).statusCode).toBe(200);
+    expect((await me(TOKENS.member)).status).toBe(200);
   });
 
   it('is not told of last_used_at, which servers write once a minute', async () => {
@@ -91,7 +87,7 @@ describe('token identities kept in memory', () => {
   });
 
   it('keeps nothing while it cannot listen, and listens again', async () => {
-    expect((await me(TOKENS.owner)).statusCode).toBe(200);
+    expect((await me(TOKENS.owner)).status).toBe(200);
     const lost = h.tokenIdentities.nextChange();
     await h.pool.query(
       `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
@@ -108,7 +104,7 @@ describe('token identities kept in memory', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(h.tokenIdentities.active).toBe(true);
-    expect((await me(TOKENS.owner)).statusCode).toBe(200);
+    expect((await me(TOKENS.owner)).status).toBe(200);
     expect(await storeUse(() => me(TOKENS.owner))).toBe(0);
   });
 });
