@@ -6,14 +6,10 @@
 --   native_e4    = the amounts in their own currency
 --   converted_e4 = in the base currency (NULL when an amount had no FX rate)
 --   missing_e4   = the native sum of the amounts left unconverted
--- each sum in 64 bits: a cell beyond them is several rows of the same key (e4_cell_rows), which
+-- each sum in 64 bits: a cell beyond them is several rows of the same key (e4_parts, e4_part), which
 -- add up to it.
 CREATE OR REPLACE MACRO profitability_cells(ws, d_from, d_to, user_filter, project_filter, client_filter, skip_from := NULL, skip_to := NULL, dirty := false) AS TABLE
-SELECT
-  month, user_id, project_id, metric, currency, fx_rate_id,
-  unnest(e4_cell_rows(native_e4, converted_e4, missing_e4, unbilled_seconds), recursive := true),
-  fx_missing, needs_fx, missing_pay_rate
-FROM (
+WITH sums AS (
   SELECT
     entry_month AS month,
     user_id,
@@ -30,4 +26,17 @@ FROM (
     coalesce(sum(unbilled_seconds), 0) AS unbilled_seconds
   FROM profitability_converted(ws, d_from, d_to, user_filter, project_filter, client_filter, skip_from := skip_from, skip_to := skip_to, dirty := dirty)
   GROUP BY entry_month, user_id, project_id, metric, currency, fx_rate_id
-);
+),
+-- Each cell in as many rows as its sums need (nearly always one).
+parted AS (
+  SELECT *, unnest(range(parts)) AS part
+  FROM (SELECT *, e4_parts(native_e4, converted_e4, missing_e4) AS parts FROM sums)
+)
+SELECT
+  month, user_id, project_id, metric, currency, fx_rate_id,
+  e4_part(native_e4, parts, part) AS native_e4,
+  e4_part(converted_e4, parts, part) AS converted_e4,
+  e4_part(missing_e4, parts, part) AS missing_e4,
+  CASE WHEN part = 0 THEN CAST(unbilled_seconds AS BIGINT) ELSE 0 END AS unbilled_seconds,
+  fx_missing, needs_fx, missing_pay_rate
+FROM parted;

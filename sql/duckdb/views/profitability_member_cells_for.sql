@@ -2,13 +2,9 @@
 -- member, metric, currency and FX rate. For every member (all_members), or only for the
 -- members and months of summary_dirty_cells: the sync keeps the table
 -- profitability_member_cells equal to the first by refreshing the second. Like a month cell,
--- a member cell beyond 64 bits is several rows (e4_cell_rows).
+-- a member cell beyond 64 bits is several rows (e4_parts, e4_part).
 CREATE OR REPLACE MACRO profitability_member_cells_for(all_members) AS TABLE
-SELECT
-  workspace_id, month, user_id, metric, currency, fx_rate_id,
-  unnest(e4_cell_rows(native_e4, converted_e4, missing_e4, unbilled_seconds), recursive := true),
-  fx_missing, needs_fx, missing_pay_rate
-FROM (
+WITH sums AS (
   SELECT
     c.workspace_id,
     c.month,
@@ -30,4 +26,17 @@ FROM (
       WHERE d.workspace_id = c.workspace_id AND d.month = c.month AND d.user_id = c.user_id
     )
   GROUP BY c.workspace_id, c.month, c.user_id, c.metric, c.currency, c.fx_rate_id
-);
+),
+-- Each cell in as many rows as its sums need (nearly always one).
+parted AS (
+  SELECT *, unnest(range(parts)) AS part
+  FROM (SELECT *, e4_parts(native_e4, converted_e4, missing_e4) AS parts FROM sums)
+)
+SELECT
+  workspace_id, month, user_id, metric, currency, fx_rate_id,
+  e4_part(native_e4, parts, part) AS native_e4,
+  e4_part(converted_e4, parts, part) AS converted_e4,
+  e4_part(missing_e4, parts, part) AS missing_e4,
+  CASE WHEN part = 0 THEN CAST(unbilled_seconds AS BIGINT) ELSE 0 END AS unbilled_seconds,
+  fx_missing, needs_fx, missing_pay_rate
+FROM parted;
