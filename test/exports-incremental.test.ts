@@ -140,7 +140,7 @@ describe.each(['replication', 'change-log'] as const)('incremental exports (%s)'
     expect(second.bills.rows[0]).toMatchObject({
       id: ids.bill,
       paymentStatus: 'UNPAID',
-      amountPaid: '0.0000', // Parquet keeps DECIMAL(18,4)
+      amountPaid: '0.0000', // Parquet keeps DuckDB's DECIMAL (38,4: a sum of allocations)
     });
 
     // A soft delete leaves the export: listed as deleted. Nothing else changed.

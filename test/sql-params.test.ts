@@ -11,6 +11,9 @@ describe('SqlParams', () => {
     expect(params.bind('2026-11-21', 'DATE')).toBe("CAST('2026-11-21' AS DATE)");
     expect(params.bind(1763700000000000, 'BIGINT')).toBe('CAST(1763700000000000 AS BIGINT)');
     expect(params.bind('-12.5', 'DECIMAL(18,4)')).toBe("CAST('-12.5' AS DECIMAL(18,4))");
+    expect(params.bind('180000000000000.0000', 'DECIMAL(38,4)')).toBe(
+      "CAST('180000000000000.0000' AS DECIMAL(38,4))",
+    );
     expect(params.bind('EUR', 'CURRENCY')).toBe("CAST('EUR' AS VARCHAR)");
     expect(params.bind('PARTIALLY_PAID', 'CODE')).toBe("CAST('PARTIALLY_PAID' AS VARCHAR)");
     expect(params.values).toEqual({});

@@ -14,7 +14,8 @@
 -- Approved bills count whether or not their payee was later deleted: a bill is a financial
 -- document that the bill list still shows. Credits belong to the payee record, so they
 -- count only while the payee does.
--- Money stays DECIMAL(18,4); the API formats it to the currency's scale.
+-- Money is DECIMAL(38,4), the sums' type (they can pass DECIMAL(18,4)); the API formats it to
+-- the currency's scale.
 CREATE OR REPLACE MACRO payout_summary_currencies(ws, today) AS TABLE
 -- The unpaid items' figures come from payee_unpaid_totals (per payee, kept by the sync), whose
 -- billable rows with a rate are exactly the default-section items of unpaid_time_items.
@@ -60,12 +61,12 @@ SELECT
   CAST(coalesce(a.eligible_seconds, 0) AS BIGINT) AS eligible_seconds,
   a.unbilled_from,
   a.unbilled_to,
-  CAST(CASE WHEN a.currency IS NULL THEN 0 ELSE a.accrued END AS DECIMAL(18, 4)) AS accrued,
-  CAST(coalesce(b.approved, 0) AS DECIMAL(18, 4)) AS approved,
-  CAST(coalesce(b.paid, 0) AS DECIMAL(18, 4)) AS paid,
-  CAST(coalesce(b.outstanding, 0) AS DECIMAL(18, 4)) AS outstanding,
-  CAST(coalesce(b.overdue, 0) AS DECIMAL(18, 4)) AS overdue,
-  CAST(coalesce(c.credit, 0) AS DECIMAL(18, 4)) AS credit
+  CAST(CASE WHEN a.currency IS NULL THEN 0 ELSE a.accrued END AS DECIMAL(38, 4)) AS accrued,
+  CAST(coalesce(b.approved, 0) AS DECIMAL(38, 4)) AS approved,
+  CAST(coalesce(b.paid, 0) AS DECIMAL(38, 4)) AS paid,
+  CAST(coalesce(b.outstanding, 0) AS DECIMAL(38, 4)) AS outstanding,
+  CAST(coalesce(b.overdue, 0) AS DECIMAL(38, 4)) AS overdue,
+  CAST(coalesce(c.credit, 0) AS DECIMAL(38, 4)) AS credit
 FROM listed l
 LEFT JOIN accrued a ON a.currency = l.currency
 LEFT JOIN approved_bills b ON b.currency = l.currency

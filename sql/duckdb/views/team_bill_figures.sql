@@ -7,8 +7,9 @@
 --   remaining        = max(total - amount_paid, 0), and 0 on a VOID bill
 --   payment_status   = PAID when total > 0 and amount_paid >= total,
 --                      PARTIALLY_PAID when amount_paid > 0, else UNPAID (values: decisions 4)
--- Sums of DECIMAL(18,4) widen to DECIMAL(38,4); they are cast back so every money column
--- keeps the storage type (decisions 9: exact decimals, never a float).
+-- Sums of DECIMAL(18,4) amounts are DECIMAL(38,4): a bill of two lines of 90,000,000,000,000
+-- has a total beyond DECIMAL(18,4), which answered 500 when it was cast back (decisions 9:
+-- exact decimals, never a float).
 -- The line sums come from team_bill_line_sums, which the sync keeps equal to
 -- team_bill_line_sums_for(true) (millions of lines, summed once as they change).
 CREATE OR REPLACE VIEW team_bill_figures AS
@@ -28,10 +29,10 @@ bill_amounts AS (
     b.status,
     b.currency,
     b.due_date,
-    CAST(coalesce(l.subtotal, 0) AS DECIMAL(18, 4)) AS subtotal,
-    CAST(coalesce(l.adjustment_total, 0) AS DECIMAL(18, 4)) AS adjustment_total,
-    CAST(coalesce(l.subtotal, 0) + coalesce(l.adjustment_total, 0) AS DECIMAL(18, 4)) AS total,
-    CAST(coalesce(r.amount_paid, 0) AS DECIMAL(18, 4)) AS amount_paid
+    CAST(coalesce(l.subtotal, 0) AS DECIMAL(38, 4)) AS subtotal,
+    CAST(coalesce(l.adjustment_total, 0) AS DECIMAL(38, 4)) AS adjustment_total,
+    CAST(coalesce(l.subtotal, 0) + coalesce(l.adjustment_total, 0) AS DECIMAL(38, 4)) AS total,
+    CAST(coalesce(r.amount_paid, 0) AS DECIMAL(38, 4)) AS amount_paid
   FROM team_bills b
   LEFT JOIN line_sums l ON l.workspace_id = b.workspace_id AND l.bill_id = b.id
   LEFT JOIN recorded_allocations r ON r.workspace_id = b.workspace_id AND r.bill_id = b.id
@@ -49,8 +50,8 @@ SELECT
   total,
   amount_paid,
   CASE
-    WHEN status = 'VOID' THEN CAST(0 AS DECIMAL(18, 4))
-    ELSE CAST(greatest(total - amount_paid, 0) AS DECIMAL(18, 4))
+    WHEN status = 'VOID' THEN CAST(0 AS DECIMAL(38, 4))
+    ELSE CAST(greatest(total - amount_paid, 0) AS DECIMAL(38, 4))
   END AS remaining,
   CASE
     WHEN total > 0 AND amount_paid >= total THEN 'PAID'

@@ -1,6 +1,6 @@
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import type { CachedList, RecordCache } from '../../readmodel/record-cache.ts';
-import { SqlParams } from './sql-params.ts';
+import { SqlParams, sqlLiteral } from './sql-params.ts';
 
 /** How a sort key compares: timestamps by microseconds since 1970, the rest by value. */
 export type KeyType = 'timestamp' | 'date' | 'decimal' | 'integer' | 'text' | 'uuid';
@@ -25,6 +25,17 @@ const BIND_TYPE: Record<KeyType, string> = {
   text: 'VARCHAR',
   uuid: 'UUID',
 };
+
+/**
+ * The type a key's value is bound as. A decimal key is DECIMAL(18,4), the amounts' own type,
+ * unless the value is a sum beyond it (a bill's total of 10^14 or more): DECIMAL(38,4) then.
+ */
+function bindType(type: KeyType, value: string): string {
+  if (type !== 'decimal' || sqlLiteral(String(value), 'DECIMAL(18,4)') !== null) {
+    return BIND_TYPE[type];
+  }
+  return 'DECIMAL(38,4)';
+}
 
 function keyExpression(part: SortKey): string {
   return part.type === 'timestamp' ? `epoch_us(${part.expression})` : part.expression;
@@ -62,7 +73,7 @@ export function after(
       // Only NULLs follow a NULL (they sort last); among them the next parts decide.
       return i === parts.length - 1 ? 'FALSE' : `(${column} IS NULL AND ${condition(i + 1)})`;
     }
-    const bound = params.bind(value, BIND_TYPE[part.type]);
+    const bound = params.bind(value, bindType(part.type, value));
     const beyond = `${column} ${part.descending ? '<' : '>'} ${bound}`;
     if (i === parts.length - 1) return beyond;
     const nulls = part.nullable ? `${column} IS NULL OR ` : '';

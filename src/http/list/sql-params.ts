@@ -15,6 +15,8 @@ const LITERAL_FORMS: Readonly<Record<string, { form: RegExp; sqlType: string }>>
   BIGINT: { form: /^-?\d{1,18}$/, sqlType: 'BIGINT' },
   INTEGER: { form: /^-?\d{1,9}$/, sqlType: 'INTEGER' },
   'DECIMAL(18,4)': { form: /^-?\d{1,14}(\.\d{1,4})?$/, sqlType: 'DECIMAL(18,4)' },
+  /** A sum of DECIMAL(18,4) amounts (a bill's total), which can pass 10^14. */
+  'DECIMAL(38,4)': { form: /^-?\d{1,34}(\.\d{1,4})?$/, sqlType: 'DECIMAL(38,4)' },
   /** An ISO 4217 code, as a VARCHAR. */
   CURRENCY: { form: /^[A-Z]{3}$/, sqlType: 'VARCHAR' },
   /** A value of a value set (a status, a country), as a VARCHAR. */
