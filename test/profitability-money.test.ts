@@ -36,8 +36,11 @@ const rate = fc
 const scale = fc.constantFrom(0, 2, 3);
 
 const half = (d: Money, places: number) => d.toDecimalPlaces(places, Money.ROUND_HALF_UP);
-/** Results must fit DECIMAL(18,4) like every stored amount; larger ones are an error. */
-const fits = (d: Money) => d.abs().lt(1e13);
+/**
+ * Results are HUGEINT counts of 10^-4 (below 1.7 x 10^38): any product of two amounts over a
+ * third, or an amount at any FX rate, fits, far beyond what BIGINT holds (9.2 x 10^14 units).
+ */
+const fits = (d: Money) => d.abs().lt(1e30);
 
 /**
  * Evaluates `expression` for each case, as text: columns a and b are DECIMAL(18,4), c is text

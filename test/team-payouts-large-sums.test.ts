@@ -32,6 +32,37 @@ const openBill = ws.bill(payee, 'EUR', 'APPROVED', [
   { kind: 'ADJUSTMENT', amount: '90000000000000.00' },
 ]);
 
+// Amounts beyond 64 bits of 10^-4 units (922,337,203,685,477.5807), which the profitability
+// arithmetic keeps its amounts in until they do not fit. Max's hours cost 99,999,999,999,999.99
+// EUR each; Yan's 99,999,999,999,999.99 USD, at 20,000 EUR a dollar (an FX rate DECIMAL(18,10)
+// holds). These failed the sync's refresh of the summaries, and with it every workspace's sync.
+const huge = new Workspace();
+const max = huge.user('Max');
+const yan = huge.user('Yan');
+const hugeWork = huge.project('Work');
+const maxPayee = huge.payee(max, {
+  name: 'Max',
+  rates: [['2026-01-01', '99999999999999.99', 'EUR']],
+});
+huge.payee(yan, { name: 'Yan', rates: [['2026-01-01', '99999999999999.99', 'USD']] });
+huge.fx('USD', 'EUR', '2026-01-01', '20000');
+// Unpaid: 10 hours (999,999,999,999,999.90) and 100 hours (9,999,999,999,999,999.00).
+const tenHours = huge.entry({ user: max, project: hugeWork, date: '2026-10-02', seconds: 36000 });
+huge.entry({ user: max, project: hugeWork, date: '2026-10-03', seconds: 360000 });
+// Twelve hours on one approved bill of twelve lines of 90,000,000,000,000.00:
+// 1,080,000,000,000,000.00.
+huge.bill(
+  maxPayee,
+  'EUR',
+  'APPROVED',
+  Array.from({ length: 12 }, () => ({
+    entry: huge.entry({ user: max, project: hugeWork, date: '2026-10-04', seconds: 3600 }),
+    amount: '90000000000000.00',
+  })),
+);
+// One hour of Yan's: 99,999,999,999,999.99 USD, converted 1,999,999,999,999,999,800.00 EUR.
+huge.entry({ user: yan, project: hugeWork, date: '2026-10-05', seconds: 3600 });
+
 let h: Harness;
 beforeAll(async () => {
   h = await createHarness();
@@ -40,11 +71,11 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-async function get<T>(url: string): Promise<T> {
+async function get<T>(url: string, token = ws.token): Promise<T> {
   const res = await h.app.inject({
     method: 'GET',
     url: `/api/v1${url}`,
-    headers: { authorization: `Bearer ${ws.token}` },
+    headers: { authorization: `Bearer ${token}` },
   });
   expect(res.statusCode, res.body).toBe(200);
   return (url.startsWith('/exports/') ? res.body : res.json()) as T;
@@ -105,5 +136,52 @@ describe('sums beyond DECIMAL(18,4) (decisions 9: exact decimals)', () => {
     expect(csv).toContain(
       `,APPROVED,UNPAID,1,EUR,180000000000000.00,0.00,180000000000000.00,90000000000000.00,90000000000000.00,`,
     );
+  });
+});
+
+describe('amounts beyond 64 bits of 10^-4 units', () => {
+  interface Item {
+    timeEntryId: string;
+    amount: string;
+  }
+
+  it('unpaid time prices each entry exactly, and the summary adds them up', async () => {
+    const items = await get<{ data: Item[] }>('/team-payouts/unpaid-time', huge.token);
+    expect(items.data.map((i) => i.amount).sort()).toEqual([
+      '99999999999999.99', // Yan's hour, USD
+      '999999999999999.90', // 10 hours
+      '9999999999999999.00', // 100 hours
+    ]);
+    expect(items.data.find((i) => i.timeEntryId === tenHours)?.amount).toBe('999999999999999.90');
+    const { data } = await get<{ data: { currencies: object[] } }>(
+      '/team-payouts/summary',
+      huge.token,
+    );
+    expect(data.currencies).toContainEqual(
+      expect.objectContaining({
+        currency: 'EUR',
+        accrued: '10999999999999998.90',
+        approved: '1080000000000000.00',
+        outstanding: '1080000000000000.00',
+      }),
+    );
+  });
+
+  it('profitability converts and adds them up exactly, from the cells and from the days', async () => {
+    for (const range of ['from=2026-10-01&to=2026-10-31', 'from=2026-10-02&to=2026-10-30']) {
+      const { data } = await get<{ data: { summary: object } }>(
+        `/team-payouts/profitability?${range}`,
+        huge.token,
+      );
+      expect(data.summary, range).toMatchObject({
+        // 999,999,999,999,999.90 + 9,999,999,999,999,999.00 + 1,999,999,999,999,999,800.00
+        estimatedCost: '2010999999999999798.90',
+        approvedCost: '1080000000000000.00',
+        compensationCost: '2012079999999999798.90',
+        pending: '1080000000000000.00',
+        margin: '-2012079999999999798.90',
+        missingFx: false,
+      });
+    }
   });
 });

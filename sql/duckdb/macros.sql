@@ -10,13 +10,17 @@ CREATE OR REPLACE MACRO div_round_half_away(n, d) AS
 CREATE OR REPLACE MACRO minor_unit_e4(scale) AS
   CASE scale WHEN 0 THEN 10000 WHEN 1 THEN 1000 WHEN 2 THEN 100 WHEN 3 THEN 10 ELSE 1 END::HUGEINT;
 
--- A DECIMAL(18,4) money value as an integer count of 0.0001 units, and back.
+-- A DECIMAL(18,4) money value as an integer count of 0.0001 units.
 CREATE OR REPLACE MACRO money_to_e4(amount) AS CAST(CAST(amount AS DECIMAL(38, 4)) * 10000 AS HUGEINT);
-CREATE OR REPLACE MACRO money_from_e4(e4) AS CAST(CAST(e4 AS DECIMAL(38, 0)) * 0.0001 AS DECIMAL(18, 4));
+-- A sum of e4 counts (any integer type) as DECIMAL(38,4).
+CREATE OR REPLACE MACRO money_of_e4(e4) AS
+  CAST(CAST(e4 AS DECIMAL(38, 0)) * 0.0001 AS DECIMAL(38, 4));
 
--- durationSeconds x hourlyRate / 3600, rounded to the currency's minor unit (decisions 7, 9).
+-- durationSeconds x hourlyRate / 3600, rounded to the currency's minor unit (decisions 7, 9),
+-- as DECIMAL(38,4): ten hours at the largest rate DECIMAL(18,4) holds already pass it (cast to
+-- it, such an entry failed the sync's refresh of the unpaid totals, and with it the sync).
 CREATE OR REPLACE MACRO time_cost(duration_seconds, hourly_rate, scale) AS
-  money_from_e4(
+  money_of_e4(
     div_round_half_away(CAST(duration_seconds AS HUGEINT) * money_to_e4(hourly_rate), 3600 * minor_unit_e4(scale))
     * minor_unit_e4(scale)
   );
@@ -33,10 +37,6 @@ CREATE OR REPLACE MACRO time_cost(duration_seconds, hourly_rate, scale) AS
 CREATE OR REPLACE MACRO money_e4(amount) AS
   CAST(trunc(amount) AS BIGINT) * 10000 + CAST((amount - trunc(amount)) * 10000 AS BIGINT);
 
--- A sum of e4 counts (any integer type) as DECIMAL(38,4).
-CREATE OR REPLACE MACRO money_of_e4(e4) AS
-  CAST(CAST(e4 AS DECIMAL(38, 0)) * 0.0001 AS DECIMAL(38, 4));
-
 -- minor_unit_e4 as BIGINT, so the arithmetic it takes part in stays in 64 bits.
 CREATE OR REPLACE MACRO unit_e4(scale) AS CAST(minor_unit_e4(scale) AS BIGINT);
 
@@ -48,19 +48,22 @@ CREATE OR REPLACE MACRO rate_e10(rate) AS
 CREATE OR REPLACE MACRO div_round_half_away_signed(n, d) AS
   sign(n) * sign(d) * ((2 * abs(n) + abs(d)) // (2 * abs(d)));
 
--- a x b / (c x unit) rounded half away from zero, for BIGINT a, b and c <> 0, and unit > 0:
+-- a x b / (c x unit) rounded half away from zero, for integers a, b and c <> 0, and unit > 0:
 -- multiplied before it is divided, so no ratio is rounded on the way. In BIGINT while
 -- |a x b| <= 10^18 and |c| x unit <= 10^17, which keeps every intermediate below 2^63;
--- otherwise in HUGEINT.
+-- otherwise in HUGEINT (a, b and c may be HUGEINTs: the first branch casts them, as they fit
+-- there). The result is a HUGEINT: ninety hours at the largest pay rate
+-- DECIMAL(18,4) holds, or a large amount at a large FX rate, pass 64 bits (cast back to BIGINT,
+-- such an amount failed the sync's refresh of the profitability cells, and with it the sync).
 CREATE OR REPLACE MACRO mul_div_round_half_away(a, b, c, unit) AS
   CASE
     WHEN abs(a) <= 1000000000000000000 // greatest(abs(b), 1)
       AND abs(c) <= 100000000000000000 // unit
-    THEN sign(a) * sign(b) * sign(c)
-      * ((2 * abs(a) * abs(b) + abs(c) * unit) // (2 * abs(c) * unit))
-    ELSE CAST(
-      div_round_half_away_signed(CAST(a AS HUGEINT) * b, CAST(c AS HUGEINT) * unit) AS BIGINT
+    THEN sign(a) * sign(b) * sign(c) * (
+      (2 * abs(CAST(a AS BIGINT)) * abs(CAST(b AS BIGINT)) + abs(CAST(c AS BIGINT)) * unit)
+        // (2 * abs(CAST(c AS BIGINT)) * unit)
     )
+    ELSE div_round_half_away_signed(CAST(a AS HUGEINT) * b, CAST(c AS HUGEINT) * unit)
   END;
 
 -- amount x part / whole (e4 counts, whole <> 0), rounded half away from zero to a whole number
@@ -101,8 +104,9 @@ CREATE OR REPLACE MACRO e4_convert(amount_e4, rate_e10, unit_e4) AS
 -- cell whose sums do not all fit 64 bits (ten hours at the largest pay rate DECIMAL(18,4) holds
 -- make one) is stored as several rows of the same key instead, each holding a part of every sum,
 -- which add up to the cell again: readers of the cells only ever sum them.
--- e4_parts(a, b, c): how many rows a cell of the sums a, b and c takes: 1 up to 2^62, and since
--- every amount summed fits 64 bits, never more than two per amount. The cells' macros unnest
+-- e4_parts(a, b, c): how many rows a cell of the sums a, b and c takes: 1 up to 2^62, never more
+-- than two per amount summed that fits 64 bits (all but absurd ones; an amount beyond them, such
+-- as a hundred hours at the largest pay rate, takes a row per 2^62 of it). The cells' macros unnest
 -- range(e4_parts(...)) AS part and take each sum's e4_part: a list of structs per cell built by
 -- a lambda took 730 ms for the 174,000 cells of a partly covered month, this 20.
 CREATE OR REPLACE MACRO e4_parts(a, b, c) AS
