@@ -219,6 +219,11 @@ describe('money macros (decisions 9: exact, half away from zero)', () => {
       return { a: text(a), b: text(b), c: text(c), rows: rows.toString(), oversized: '0' };
     });
     expect(got).toEqual(want);
+    // 2^20 rows at most (2^82); beyond, an error that says so, not millions of rows.
+    const parts = (x: bigint) =>
+      connection.runAndReadAll(`SELECT e4_parts(CAST('${x}' AS HUGEINT), 0, NULL) AS n`);
+    expect((await parts(2n ** 82n)).getRowObjectsJson()).toEqual([{ n: String(2n ** 20n) }]);
+    await expect(parts(2n ** 82n + 1n)).rejects.toThrow(/too large to store/);
   });
 
   it('rounds exact halves away from zero on both sides', async () => {

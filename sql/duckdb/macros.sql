@@ -114,10 +114,18 @@ CREATE OR REPLACE MACRO e4_parts(a, b, c) AS
     WHEN greatest(abs(coalesce(a, 0)), abs(coalesce(b, 0)), abs(coalesce(c, 0)))
       <= 4611686018427387904
       THEN 1
-    ELSE CAST(
-      (greatest(abs(coalesce(a, 0)), abs(coalesce(b, 0)), abs(coalesce(c, 0)))
-        + 4611686018427387903) // 4611686018427387904
-      AS BIGINT
+    -- Up to 2^20 rows (a sum of 4.8 x 10^20 units): beyond, a cell is an error rather than
+    -- millions of rows (an invoice whose discount is 10^18 times its subtotal would make one).
+    WHEN greatest(abs(coalesce(a, 0)), abs(coalesce(b, 0)), abs(coalesce(c, 0)))
+      <= 4835703278458516698824704
+      THEN CAST(
+        (greatest(abs(coalesce(a, 0)), abs(coalesce(b, 0)), abs(coalesce(c, 0)))
+          + 4611686018427387903) // 4611686018427387904
+        AS BIGINT
+      )
+    ELSE error(
+      'profitability: a sum of ' || CAST(greatest(abs(coalesce(a, 0)), abs(coalesce(b, 0)),
+        abs(coalesce(c, 0))) AS VARCHAR) || ' units of 10^-4 is too large to store'
     )
   END;
 -- Part `p` (0 to n - 1) of the sum s in n rows: s // n, plus one unit of s's sign in the first
