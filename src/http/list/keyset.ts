@@ -31,7 +31,7 @@ const BIND_TYPE: Record<KeyType, string> = {
  * unless the value is a sum beyond it (a bill's total of 10^14 or more): DECIMAL(38,4) then.
  */
 function bindType(type: KeyType, value: string): string {
-  if (type !== 'decimal' || sqlLiteral(String(value), 'DECIMAL(18,4)') !== null) {
+  if (type !== 'decimal' || sqlLiteral(value, 'DECIMAL(18,4)') !== null) {
     return BIND_TYPE[type];
   }
   return 'DECIMAL(38,4)';
