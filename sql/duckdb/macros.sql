@@ -10,7 +10,7 @@ CREATE OR REPLACE MACRO div_round_half_away(n, d) AS
 CREATE OR REPLACE MACRO minor_unit_e4(scale) AS
   CASE scale WHEN 0 THEN 10000 WHEN 1 THEN 1000 WHEN 2 THEN 100 WHEN 3 THEN 10 ELSE 1 END::HUGEINT;
 
--- A DECIMAL(18,4) money value as an integer count of 0.0001 units.
+-- A money value (an amount, or a DECIMAL(38,4) sum of them) as a HUGEINT count of 0.0001 units.
 CREATE OR REPLACE MACRO money_to_e4(amount) AS CAST(CAST(amount AS DECIMAL(38, 4)) * 10000 AS HUGEINT);
 -- A sum of e4 counts (any integer type) as DECIMAL(38,4).
 CREATE OR REPLACE MACRO money_of_e4(e4) AS
@@ -50,14 +50,17 @@ CREATE OR REPLACE MACRO div_round_half_away_signed(n, d) AS
 
 -- a x b / (c x unit) rounded half away from zero, for integers a, b and c <> 0, and unit > 0:
 -- multiplied before it is divided, so no ratio is rounded on the way. In BIGINT while
--- |a x b| <= 10^18 and |c| x unit <= 10^17, which keeps every intermediate below 2^63;
--- otherwise in HUGEINT (a, b and c may be HUGEINTs: the first branch casts them, as they fit
--- there). The result is a HUGEINT: ninety hours at the largest pay rate
--- DECIMAL(18,4) holds, or a large amount at a large FX rate, pass 64 bits (cast back to BIGINT,
--- such an amount failed the sync's refresh of the profitability cells, and with it the sync).
+-- |a x b| <= 10^18, |b| <= 10^18 and |c| x unit <= 10^17, which keeps every intermediate below
+-- 2^63; otherwise in HUGEINT. a, b and c may be HUGEINTs (a bill's sums): the first branch
+-- casts them, as they fit there, and divides by a 64-bit b, since DuckDB divides by a 128-bit
+-- integer about fifty times slower (TRY_CAST: the conditions of a CASE may run in any order).
+-- The result is a HUGEINT: ninety hours at the largest pay rate DECIMAL(18,4) holds, or a large
+-- amount at a large FX rate, pass 64 bits (cast back to BIGINT, such an amount failed the
+-- sync's refresh of the profitability cells, and with it the sync).
 CREATE OR REPLACE MACRO mul_div_round_half_away(a, b, c, unit) AS
   CASE
-    WHEN abs(a) <= 1000000000000000000 // greatest(abs(b), 1)
+    WHEN abs(b) <= 1000000000000000000
+      AND abs(a) <= 1000000000000000000 // greatest(abs(TRY_CAST(b AS BIGINT)), 1)
       AND abs(c) <= 100000000000000000 // unit
     THEN sign(a) * sign(b) * sign(c) * (
       (2 * abs(CAST(a AS BIGINT)) * abs(CAST(b AS BIGINT)) + abs(CAST(c AS BIGINT)) * unit)
@@ -109,23 +112,19 @@ CREATE OR REPLACE MACRO e4_convert(amount_e4, rate_e10, unit_e4) AS
 -- as a hundred hours at the largest pay rate, takes a row per 2^62 of it). The cells' macros unnest
 -- range(e4_parts(...)) AS part and take each sum's e4_part: a list of structs per cell built by
 -- a lambda took 730 ms for the 174,000 cells of a partly covered month, this 20.
+-- The largest size of the sums a, b and c (NULL: 0).
+CREATE OR REPLACE MACRO e4_largest(a, b, c) AS
+  greatest(abs(coalesce(a, 0)), abs(coalesce(b, 0)), abs(coalesce(c, 0)));
 CREATE OR REPLACE MACRO e4_parts(a, b, c) AS
   CASE
-    WHEN greatest(abs(coalesce(a, 0)), abs(coalesce(b, 0)), abs(coalesce(c, 0)))
-      <= 4611686018427387904
-      THEN 1
+    WHEN e4_largest(a, b, c) <= 4611686018427387904 THEN 1
     -- Up to 2^20 rows (a sum of 4.8 x 10^20 units): beyond, a cell is an error rather than
     -- millions of rows (an invoice whose discount is 10^18 times its subtotal would make one).
-    WHEN greatest(abs(coalesce(a, 0)), abs(coalesce(b, 0)), abs(coalesce(c, 0)))
-      <= 4835703278458516698824704
-      THEN CAST(
-        (greatest(abs(coalesce(a, 0)), abs(coalesce(b, 0)), abs(coalesce(c, 0)))
-          + 4611686018427387903) // 4611686018427387904
-        AS BIGINT
-      )
+    WHEN e4_largest(a, b, c) <= 4835703278458516698824704
+      THEN CAST((e4_largest(a, b, c) + 4611686018427387903) // 4611686018427387904 AS BIGINT)
     ELSE error(
-      'profitability: a sum of ' || CAST(greatest(abs(coalesce(a, 0)), abs(coalesce(b, 0)),
-        abs(coalesce(c, 0))) AS VARCHAR) || ' units of 10^-4 is too large to store'
+      'profitability: a sum of ' || CAST(e4_largest(a, b, c) AS VARCHAR)
+        || ' units of 10^-4 is too large to store'
     )
   END;
 -- Part `p` (0 to n - 1) of the sum s in n rows: s // n, plus one unit of s's sign in the first

@@ -78,7 +78,7 @@ bill_payments AS (
     AND a.bill_id IN (SELECT bill_id FROM approved_time_lines)
   GROUP BY a.bill_id
 ),
-bill_totals AS (
+bills AS (
   SELECT
     s.bill_id,
     e4_round(s.subtotal_e4, s.unit_e4) + e4_round(s.adjustment_e4, s.unit_e4) AS total_e4,
@@ -97,15 +97,6 @@ bill_totals AS (
     LEFT JOIN currencies c ON c.code = b.currency
   ) s
 ),
--- The same in 64 bits as well, NULL for a bill beyond them: e4_share_capped divides by
--- 128-bit integers about fifty times slower.
-bills AS (
-  SELECT
-    *,
-    TRY_CAST(total_e4 AS BIGINT) AS total_e4_64,
-    TRY_CAST(paid_e4 AS BIGINT) AS paid_e4_64
-  FROM bill_totals
-),
 bill_amounts AS (
   SELECT
     l.user_id,
@@ -113,10 +104,7 @@ bill_amounts AS (
     l.entry_date,
     l.currency,
     e4_round(l.amount_e4, l.unit_e4) AS approved_e4,
-    coalesce(
-      e4_share_capped(l.amount_e4, b.paid_e4_64, b.total_e4_64, l.unit_e4),
-      e4_share_capped(l.amount_e4, b.paid_e4, b.total_e4, l.unit_e4)
-    ) AS paid_e4
+    e4_share_capped(l.amount_e4, b.paid_e4, b.total_e4, l.unit_e4) AS paid_e4
   FROM approved_time_lines l
   JOIN bills b ON b.bill_id = l.bill_id
 ),

@@ -102,9 +102,9 @@ page_users AS MATERIALIZED (
 -- Everything below sums these: one row per member, project, metric, currency and FX rate used
 -- (metric NULL: the per-entry facts). Sums stay exact integer counts of 10^-4 (e4) until the
 -- rows are made, then become DECIMAL(38,4). The stored cells' sums are BIGINT (a cell beyond
--- 64 bits is several rows, see e4_parts); their sums here are HUGEINT. The page's members have a row per project; every
--- other member one row (project_id NULL), which adds up to the same member row and summary
--- and is never listed as a project.
+-- 64 bits is several rows, see e4_parts); their sums here are HUGEINT. The page's members have
+-- a row per project; every other member one row (project_id NULL), which adds up to the same
+-- member row and summary and is never listed as a project.
 cells AS MATERIALIZED (
   SELECT
     user_id,
