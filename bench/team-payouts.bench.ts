@@ -10,6 +10,7 @@
 import path from 'node:path';
 import { tmpdir } from 'node:os';
 import { buildApp } from '../src/http/app.ts';
+import { ConnectionPool } from '../src/readmodel/connection-pool.ts';
 import { createKysely } from '../src/store/database.ts';
 import { TokenIdentityCache } from '../src/tokens/token-identity-cache.ts';
 import { createToken } from '../src/tokens/token.repository.ts';
@@ -27,7 +28,10 @@ try {
   const { readModel, status } = await keptReadModel(bench, path.join(dir, 'read-model.duckdb'));
   // As `npm start` serves: token identities kept in memory, current by PostgreSQL's notifications.
   const tokenIdentities = await TokenIdentityCache.listen(bench.pool);
+  // Its plans are dropped to measure what a report costs the first time it is asked for.
+  const connections = new ConnectionPool(readModel);
   const app = await buildApp({
+    connections,
     db,
     readModel,
     status,
@@ -73,7 +77,9 @@ try {
   const yearFrom = addMonths(monthFrom, -11);
   const today = todayIn(owner.timezone);
 
-  const cases: { name: string; url: string; pg: () => Promise<unknown> }[] = [
+  // planned: the report keeps its statement's plan (docs/summaries.md, "Plans kept between
+  // requests"); the first request of a report, or the first after a sync commit, plans it.
+  const cases: { name: string; url: string; pg: () => Promise<unknown>; planned?: true }[] = [
     {
       name: 'summary',
       url: '/team-payouts/summary',
@@ -93,21 +99,25 @@ try {
       name: 'profitability, one month',
       url: `/team-payouts/profitability?from=${monthFrom}&to=${monthTo}`,
       pg: () => pgProfitability(bench.pool, ws, { from: monthFrom, to: monthTo }),
+      planned: true,
     },
     {
       name: 'profitability, one month, userId',
       url: `/team-payouts/profitability?from=${monthFrom}&to=${monthTo}&userId=${userId}`,
       pg: () => pgProfitability(bench.pool, ws, { from: monthFrom, to: monthTo, userId }),
+      planned: true,
     },
     {
       name: 'profitability, one year',
       url: `/team-payouts/profitability?from=${yearFrom}&to=${monthTo}`,
       pg: () => pgProfitability(bench.pool, ws, { from: yearFrom, to: monthTo }),
+      planned: true,
     },
     {
       name: 'profitability, one year, userId',
       url: `/team-payouts/profitability?from=${yearFrom}&to=${monthTo}&userId=${userId}`,
       pg: () => pgProfitability(bench.pool, ws, { from: yearFrom, to: monthTo, userId }),
+      planned: true,
     },
   ];
 
@@ -124,28 +134,46 @@ try {
   };
   log(`workspace ${ws}: month ${monthFrom}..${monthTo}, year ${yearFrom}..${monthTo}`);
   console.log(
-    `${'report'.padEnd(36)} ${'API p50'.padStart(8)} ${'API p99'.padStart(8)} ${'PG p50'.padStart(9)} ${'PG p99'.padStart(9)}  PG/API p50  goal p99<100ms, >=50x`,
+    `${'report'.padEnd(36)} ${'API p50'.padStart(8)} ${'API p99'.padStart(8)} ${'PG p50'.padStart(9)} ${'PG p99'.padStart(9)}  PG/API p50  goal p99<100ms, >=50x   first p50  first p99`,
   );
-  let allMet = true;
+  // Every API run first, then PostgreSQL's: a PostgreSQL report reads gigabytes for minutes,
+  // which pushed the read model's pages out of the OS cache (the next API case's requests then
+  // read the disk: a year of one member once took 872 ms right after PostgreSQL's year).
+  const measured = [];
   for (const c of cases) {
-    const api = await time(iterations, async () => {
+    const request = async () => {
       const res = await app.inject({
         method: 'GET',
         url: `/api/v1${c.url}`,
         headers: { authorization: `Bearer ${token}` },
       });
       if (res.statusCode !== 200) throw new Error(`${c.url}: ${res.statusCode} ${res.body}`);
-    });
+    };
+    const api = await time(iterations, request);
+    // The same request with no plan kept: planned as the first request after a sync commit.
+    const first = c.planned
+      ? await time(iterations, async () => {
+          connections.clearPlans();
+          await request();
+        })
+      : undefined;
+    measured.push({ c, api, first });
+  }
+  let allMet = true;
+  for (const { c, api, first } of measured) {
     const pg = await time(pgIterations, c.pg, false);
     const ratio = pg.p50 / api.p50;
     const met = api.p99 < 100 && ratio >= 50;
     allMet &&= met;
     console.log(
-      `${c.name.padEnd(36)} ${api.p50.toFixed(1).padStart(8)} ${api.p99.toFixed(1).padStart(8)} ${pg.p50.toFixed(0).padStart(9)} ${pg.p99.toFixed(0).padStart(9)}  ${ratio.toFixed(0).padStart(10)}  ${met ? 'met' : 'NOT met'}`,
+      `${c.name.padEnd(36)} ${api.p50.toFixed(1).padStart(8)} ${api.p99.toFixed(1).padStart(8)} ${pg.p50.toFixed(0).padStart(9)} ${pg.p99.toFixed(0).padStart(9)}  ${ratio.toFixed(0).padStart(10)}  ${(met ? 'met' : 'NOT met').padEnd(23)}${first ? ` ${first.p50.toFixed(1).padStart(9)} ${first.p99.toFixed(1).padStart(10)}` : ''}`,
     );
   }
   console.log(
     `every report p99 < 100 ms and >= 50x PostgreSQL: ${allMet ? 'met' : 'NOT met'} (ms; API ${iterations} requests, PostgreSQL ${pgIterations} runs each)`,
+  );
+  console.log(
+    "first: the same request with no plan kept, as the first one after a sync commit (not the goal's figure)",
   );
   await app.close();
   await tokenIdentities.close();

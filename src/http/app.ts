@@ -21,6 +21,7 @@ import { authenticate } from './auth.ts';
 import { TokenUseRecorder } from '../tokens/token.repository.ts';
 import type { TokenIdentityCache } from '../tokens/token-identity-cache.ts';
 import { ConnectionPool } from '../readmodel/connection-pool.ts';
+import type { PlanCache } from '../readmodel/plan-cache.ts';
 import { RecordCache } from '../readmodel/record-cache.ts';
 import { registerJsonBodyParser } from './json-body.ts';
 import { registerOpenApiRoutes } from './openapi.ts';
@@ -44,13 +45,21 @@ export interface AppDependencies {
   recordCacheRows?: number;
   /** Token identities kept in memory; without it every request reads its token from the store. */
   tokenIdentities?: TokenIdentityCache;
+  /**
+   * The read model's connections and their kept plans (tests and benchmarks pass their own to
+   * count or drop plans); the app makes them when absent, and closes them either way.
+   */
+  connections?: ConnectionPool;
 }
 
 /** What routes get: the stores, and a way to run a read against the read model. */
 export interface RouteContext {
   db: Kysely<Database>;
-  /** Runs `read` on a read-model connection; 503 until the first sync has finished. */
-  read<T>(read: (connection: DuckDBConnection) => Promise<T>): Promise<T>;
+  /**
+   * Runs `read` on a read-model connection, with the plans kept for that connection;
+   * 503 until the first sync has finished.
+   */
+  read<T>(read: (connection: DuckDBConnection, plans: PlanCache) => Promise<T>): Promise<T>;
   /**
    * For writes (read-your-writes, decisions 1): call after the write's transaction has
    * committed; resolves once the read model shows it.
@@ -97,7 +106,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     }
   });
 
-  const connections = new ConnectionPool(deps.readModel);
+  const connections = deps.connections ?? new ConnectionPool(deps.readModel);
   app.addHook('onClose', async () => connections.close());
   const context: RouteContext = {
     db: deps.db,

@@ -8,6 +8,7 @@ import { ReadModelStatus } from '../../src/readmodel/read-model-status.ts';
 import type { ImportResult } from '../../src/snapshot/import.ts';
 import { createKysely, createPool } from '../../src/store/database.ts';
 import type { Database } from '../../src/store/schema.ts';
+import { ConnectionPool } from '../../src/readmodel/connection-pool.ts';
 import { fullSync } from '../../src/sync/full-sync.ts';
 import { SyncService } from '../../src/sync/sync-service.ts';
 import { TokenIdentityCache } from '../../src/tokens/token-identity-cache.ts';
@@ -25,6 +26,8 @@ export interface Harness {
   syncService: SyncService | undefined;
   /** The app's token identities, kept current by PostgreSQL's notifications. */
   tokenIdentities: TokenIdentityCache;
+  /** The app's read-model connections, with their kept plans. */
+  connections: ConnectionPool;
   /** Imports a snapshot object (written to a temp JSON file first). */
   importObject(snapshot: unknown, options?: { replace?: boolean }): Promise<ImportResult>;
   /**
@@ -51,7 +54,9 @@ export async function createHarness(
     ? new SyncService({ pool, url: database.url, readModel, status })
     : undefined;
   const tokenIdentities = await TokenIdentityCache.listen(pool);
+  const connections = new ConnectionPool(readModel);
   const app = await buildApp({
+    connections,
     db,
     readModel,
     status,
@@ -80,6 +85,7 @@ export async function createHarness(
       status.committed(result.dataAsOf, 'everything');
     },
     tokenIdentities,
+    connections,
     async close() {
       await app.close();
       await tokenIdentities.close();

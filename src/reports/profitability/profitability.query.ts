@@ -1,6 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { z } from 'zod';
 import { SqlParams } from '../../http/list/sql-params.ts';
+import { type PlanCache, readDataVersion } from '../../readmodel/plan-cache.ts';
 import { wholeMonths, wholeMonthsOf } from './profitability.range.ts';
 
 export interface ProfitabilityParams {
@@ -104,18 +105,26 @@ export interface JsonText {
 /**
  * The profitability report of one workspace (decisions 8) as the JSON text of the API's record,
  * answered from the read model in one read transaction, so every figure comes from the same
- * sync. `connection` must not be inside a transaction already.
+ * sync. `connection` must not be inside a transaction already; `plans` are its kept plans:
+ * the report's statement takes DuckDB 25-40 ms to plan, so a report asked for again with the
+ * same data runs the plan made the first time (docs/summaries.md, "Plans kept between requests").
  */
 export async function loadProfitability(
   connection: DuckDBConnection,
+  plans: PlanCache,
   params: ProfitabilityParams,
 ): Promise<JsonText> {
   const args = reportArgs(params);
   await connection.run('BEGIN TRANSACTION');
   try {
+    // The days are computed on every request: DuckDB 1.5.5 fails fatally (a NULL unique_ptr,
+    // which invalidates the database) preparing this INSERT of a table macro's rows.
     await fillDayCells(connection, params, args);
     const text = reportSql(args, params.page, params.perPage);
-    const reader = await connection.runAndReadAll(text, args.sql.valuesIn(text));
+    const values = args.sql.valuesIn(text);
+    const reader = values
+      ? await connection.runAndReadAll(text, values)
+      : await plans.runAndReadAll(text, await readDataVersion(connection));
     const [[joined]] = reader.getRows() as [[string | null]];
     return { json: reportJson(splitRows(joined ?? ''), params) };
   } finally {

@@ -37,8 +37,8 @@ export function registerProfitabilityRoute(app: FastifyInstance, context: RouteC
           : { to: 'must not be before from' },
       );
     }
-    const data = await context.read((connection) =>
-      loadProfitability(connection, {
+    const data = await context.read((connection, plans) =>
+      loadProfitability(connection, plans, {
         workspaceId: caller.workspaceId,
         from,
         to,
