@@ -60,6 +60,19 @@ describe('plans kept between requests', () => {
     }
   });
 
+  it('keeps the two plans used last on a connection', async () => {
+    await report(OCTOBER);
+    await report(HALF_OCTOBER);
+    const before = { ...h.connections.planCounts };
+    await report(NOVEMBER); // a third plan: October's, used longest ago, is dropped
+    await report(HALF_OCTOBER);
+    await report(OCTOBER);
+    expect(h.connections.planCounts).toEqual({
+      planned: before.planned + 2,
+      reused: before.reused + 1,
+    });
+  });
+
   it('plans again after a sync commit, and shows what the commit changed', async () => {
     const october = await report(OCTOBER);
     expect(october.summary).toMatchObject({ estimatedCost: '100.00', missingFx: false });
