@@ -446,7 +446,7 @@ const profitabilityProjects: ExportReport = {
     ...metricColumns,
   ],
   source: (p, params) => profitabilitySource(p, params, 'project'),
-  orderBy: 'x.member_position, x.position',
+  orderBy: 'x.member_position, x.project_name IS NULL, x.project_name, x.project_id',
   prepare: prepareProfitability,
 };
 

@@ -8,10 +8,12 @@
 --               the filters); missing_rate_count = members with missing_pay_rate
 --   'summary'   one metrics row over every member, not just the page
 --   'member'    the members of page `page_no` of `per_page`, `position` their place overall
---   'project'   the projects of each page member, `position` their place among the member's,
---               `member_position` the member's
+--   'project'   the projects of each page member, `member_position` the member's; `position`
+--               NULL: a member's projects are in the order of (project_name IS NULL,
+--               project_name, project_id), which readers sort by
 --   'native'    native_amounts of the summary, member and project rows (`level` 3, 1 and 0 of
---               the row they belong to), `position` their place in the row's list
+--               the row they belong to); `position` NULL: a row's list is in the order of
+--               (metric_position, currency), which readers sort by
 --   'missing_fx', 'fx_rate', 'unallocated_revenue', 'unreconciled_receipts': each list's items,
 --               `position` their place in it
 --
@@ -166,13 +168,9 @@ metric_rows AS (
   SELECT
     CASE c.level WHEN 3 THEN 'summary' WHEN 1 THEN 'member' ELSE 'project' END AS part,
     c.level,
-    CASE c.level
-      WHEN 1 THEN mo.position
-      WHEN 0 THEN row_number() OVER (
-        PARTITION BY c.level, c.user_id
-        ORDER BY pr.name IS NULL, pr.name, c.project_id
-      )
-    END AS position,
+    -- A project's place is its name and id (see the header): numbering the rows of each member
+    -- took a window operator 9 ms of a month's report.
+    CASE c.level WHEN 1 THEN mo.position END AS position,
     -- A project row's member's place (the member row's position), for readers of the rows.
     CASE WHEN c.level IN (0, 1) THEN mo.position END AS member_position,
     c.user_id,
@@ -258,9 +256,7 @@ UNION ALL BY NAME
 SELECT
   'native' AS part,
   level,
-  row_number() OVER (
-    PARTITION BY level, user_id, project_id ORDER BY metric_position, currency
-  ) AS position,
+  metric_position,
   user_id,
   project_id,
   currency,

@@ -65,7 +65,8 @@ const reportSql = (args: ReportArgs, page: number, perPage: number) =>
       concat_ws(chr(${FIELD.charCodeAt(0)}), part, coalesce(owner, ''),
         coalesce(CAST(member_position AS VARCHAR), ''), coalesce(CAST(links AS VARCHAR), ''),
         CAST(json AS VARCHAR)),
-      chr(${ROW.charCodeAt(0)}) ORDER BY part, member_position, position
+      chr(${ROW.charCodeAt(0)}) ORDER BY part, member_position, position, place_name_missing,
+        place_name, place_project_id, place_metric_position, place_currency
     ) AS rows
     FROM profitability_report_api(
       ${args.ws}, ${args.from}, ${args.to}, ${args.wholeFrom}, ${args.wholeTo}, ${args.filters},
