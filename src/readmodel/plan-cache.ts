@@ -12,10 +12,10 @@ export interface PlanCounts {
 
 /**
  * Statements planned once and run again, for one read-model connection, which one request
- * uses at a time (ConnectionPool) (docs/summaries.md,
- * "Plans kept between requests"). DuckDB binds and optimizes a large statement in 25-40 ms
- * (the profitability report's), which is most of a small report; a prepared statement without
- * parameters keeps its plan (DuckDB rebinds it itself when the catalog changes).
+ * uses at a time (ConnectionPool); docs/summaries.md, "Plans kept between requests". DuckDB
+ * binds and optimizes a large statement in 25-40 ms (the profitability report's), which is
+ * most of a small report; a prepared statement without parameters keeps its plan (DuckDB
+ * rebinds it itself when the catalog changes).
  *
  * A plan is only reused for the data it was made for. DuckDB plans with the tables' statistics
  * (min/max of each column, for instance), which only widen as rows come in: a filter that no
@@ -49,11 +49,6 @@ export class PlanCache {
    */
   async runAndReadAll(sql: string, version: string): Promise<DuckDBResultReader> {
     return (await this.plan(sql, version)).runAndReadAll();
-  }
-
-  /** Runs `sql` (no parameters, no rows wanted); see runAndReadAll. */
-  async run(sql: string, version: string): Promise<void> {
-    await (await this.plan(sql, version)).run();
   }
 
   /** Drops every plan (before the connection closes, or to measure planning). */
