@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { todayIn } from '../src/time/calendar.ts';
+import { monthOf } from '../src/reports/profitability/profitability.range.ts';
 import { createHarness, type Harness } from './support/harness.ts';
 import {
   generatedWorkspace,
@@ -46,6 +47,12 @@ function comparableProfitability(data: Body): Body {
   };
 }
 
+/** Twelve whole months: a calendar year, and the twelve months ending with October 2026. */
+const KEPT_RANGES = [
+  { from: '2026-01-01', to: '2026-12-31' },
+  { from: '2025-11-01', to: '2026-10-31' },
+] as const;
+
 describe(`team payouts: DuckDB views equal the reference on ${WORKSPACES} generated workspaces`, () => {
   let h: Harness;
   const workspaces: GeneratedWorkspace[] = [];
@@ -54,6 +61,18 @@ describe(`team payouts: DuckDB views equal the reference on ${WORKSPACES} genera
     for (let seed = 1; seed <= WORKSPACES; seed++)
       workspaces.push(await generatedWorkspace(h.pool, smallWorkspaceOptions(seed)));
     await h.sync();
+    // Half the workspaces have their whole-month and twelve-month reports below kept ready
+    // (profitability.periods.ts), as a server keeps the periods asked for: those are served
+    // kept, the others computed, and both must equal the reference.
+    let kept = 0;
+    for (const [n, ws] of workspaces.entries()) {
+      if (n % 2 === 1) continue;
+      const month = monthOf(todayIn(ws.timezone));
+      for (const period of [month, ...KEPT_RANGES]) {
+        kept += await h.keepReports({ workspaceId: ws.id, ...period });
+      }
+    }
+    expect(kept).toBeGreaterThan(WORKSPACES);
   }, LONG);
   afterAll(() => h.close());
 
@@ -142,6 +161,7 @@ describe(`team payouts: DuckDB views equal the reference on ${WORKSPACES} genera
           {},
           { from: '2026-01-01', to: '2026-12-31' },
           { from: '2025-06-01', to: '2026-11-30', page: 2, perPage: 3 },
+          { ...KEPT_RANGES[1], page: 2, perPage: 2 },
           // Partly covered months: their days are computed, the whole months read from cells.
           { from: '2026-02-10', to: '2026-09-20', page: 2, perPage: 2 },
           { from: '2026-10-05', to: '2026-10-25' },

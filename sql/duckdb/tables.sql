@@ -558,6 +558,56 @@ CREATE TABLE IF NOT EXISTS profitability_member_cells (
   missing_pay_rate BOOLEAN NOT NULL
 );
 
+-- Profitability reports of whole calendar months and years, kept ready (docs/summaries.md,
+-- "Reports kept ready"). The sync owns the versions: every batch that changes what a period's
+-- report shows gives that period a new version (a value of profitability_period_version) in
+-- its own transaction. The refresher (src/reports/profitability/profitability.periods.ts)
+-- owns the reports and members: it computes a period's report in one read snapshot and writes
+-- it under the version it read there. A kept report serves only while its version is the
+-- period's current one; any other request is computed from the cells.
+CREATE SEQUENCE IF NOT EXISTS profitability_period_version;
+CREATE TABLE IF NOT EXISTS profitability_period_versions (
+  workspace_id UUID NOT NULL,
+  period_from DATE NOT NULL,
+  period_to DATE NOT NULL,
+  version BIGINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS summary_dirty_periods (
+  workspace_id UUID NOT NULL,
+  period_from DATE NOT NULL,
+  period_to DATE NOT NULL
+);
+-- Months whose kept reports are stale (work or invoices changed in them).
+CREATE TABLE IF NOT EXISTS summary_dirty_months (workspace_id UUID NOT NULL, month DATE NOT NULL);
+-- One row per period and user filter (user_id NULL: none): the parts of the report that do not
+-- depend on the page, as the API's JSON text (summary: the record's summary; the lists: their
+-- items, joined by commas).
+CREATE TABLE IF NOT EXISTS profitability_period_reports (
+  workspace_id UUID NOT NULL,
+  period_from DATE NOT NULL,
+  period_to DATE NOT NULL,
+  user_id UUID,
+  version BIGINT NOT NULL,
+  base_currency VARCHAR NOT NULL,
+  member_total BIGINT NOT NULL,
+  missing_rate_count BIGINT NOT NULL,
+  summary VARCHAR NOT NULL,
+  unallocated_revenue VARCHAR NOT NULL,
+  unreconciled_receipts VARCHAR NOT NULL,
+  missing_fx VARCHAR NOT NULL,
+  fx_rates VARCHAR NOT NULL
+);
+-- Every member of a kept report, as the API writes it (with its projects), at its place.
+CREATE TABLE IF NOT EXISTS profitability_period_members (
+  workspace_id UUID NOT NULL,
+  period_from DATE NOT NULL,
+  period_to DATE NOT NULL,
+  user_id UUID,
+  version BIGINT NOT NULL,
+  position BIGINT NOT NULL,
+  json VARCHAR NOT NULL
+);
+
 -- Export journal (src/exports/export-journal.ts, docs/exports.md) ------------------------------
 -- Which rows of the exported tables each sync batch changed, written in the same DuckDB
 -- transaction as the rows, for incremental export schedules. One row per table and key: the

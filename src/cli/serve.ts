@@ -2,6 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../http/app.ts';
 import type { ReadModelRuntime } from '../runtime.ts';
 import { ExportScheduler, loadSchedules } from '../exports/schedules.ts';
+import {
+  PeriodReportRefresher,
+  refreshStalePeriods,
+} from '../reports/profitability/profitability.periods.ts';
 import { SyncService } from '../sync/sync-service.ts';
 import { TokenIdentityCache } from '../tokens/token-identity-cache.ts';
 import { info, progressLine } from './output.ts';
@@ -19,6 +23,7 @@ export async function serve(
   // Checked before anything listens: a bad schedules file is one line and exit code 1.
   const schedules = config.exportSchedules ? await loadSchedules(config.exportSchedules) : [];
   const sync = createSyncService(runtime);
+  const periodReports = new PeriodReportRefresher(runtime.readModel, info);
   const tokenIdentities = await TokenIdentityCache.listen(runtime.pool, (error) =>
     info(
       `token cache: lost its PostgreSQL notifications, reading tokens from the store (${String(error)})`,
@@ -31,6 +36,7 @@ export async function serve(
     tokenEnv: config.tokenEnv,
     logLevel: config.logLevel,
     sync,
+    periodReports,
     recordCacheRows: config.recordCacheRows,
     tokenIdentities,
     rateLimit: {
@@ -46,6 +52,7 @@ export async function serve(
   });
   const shutdown = async (signal: string) => {
     info(`${signal}: shutting down`);
+    await periodReports.stop();
     await scheduler.stop();
     await app.close();
     await tokenIdentities.close();
@@ -62,6 +69,8 @@ export async function serve(
   // Runs for the life of the server: the first load (when the read model has none), then
   // every committed change as it streams in.
   await sync.start();
+  // Keeps the reports of whole months and twelve months that were asked for ready.
+  periodReports.start(runtime.status);
   if (schedules.length > 0) {
     info(`Export schedules: ${schedules.map((s) => `${s.id} (${s.cron.source})`).join(', ')}`);
     // Catches up on times missed while the server was down, then runs each on its timer.
@@ -96,6 +105,12 @@ export async function syncNow(runtime: ReadModelRuntime): Promise<void> {
   const sync = createSyncService(runtime);
   const started = Date.now();
   await sync.catchUp();
+  const duck = await runtime.readModel.connect();
+  try {
+    await refreshStalePeriods(duck);
+  } finally {
+    duck.closeSync();
+  }
   info(
     `sync: up to date at ${sync.metrics.appliedLsn} in ${((Date.now() - started) / 1000).toFixed(1)} s (${sync.metrics.rowsApplied.toLocaleString('en-US')} changes streamed, ${sync.metrics.fullLoads} full load${sync.metrics.fullLoads === 1 ? '' : 's'}); data as of ${runtime.status.dataAsOf?.toISOString() ?? '-'}`,
   );

@@ -12,6 +12,10 @@ import { registerInvoiceRoutes } from '../api/invoices/invoice.route.ts';
 import { registerProjectRoutes } from '../api/projects/project.route.ts';
 import { registerTimeEntryRoutes } from '../api/time-entries/time-entry.route.ts';
 import { registerPayoutSummaryRoute } from '../reports/payout-summary/payout-summary.route.ts';
+import type {
+  Period,
+  PeriodReportRefresher,
+} from '../reports/profitability/profitability.periods.ts';
 import { registerProfitabilityRoute } from '../reports/profitability/profitability.route.ts';
 import { registerTeamPayoutRoutes } from '../reports/team-payouts/team-payouts.route.ts';
 import { loadServerSecret } from '../store/server-secret.ts';
@@ -50,6 +54,13 @@ export interface AppDependencies {
    * count or drop plans); the app makes them when absent, and closes them either way.
    */
   connections?: ConnectionPool;
+  /**
+   * Whether profitability reports of whole months and twelve months are served from the
+   * reports kept ready (default true); benchmarks turn it off to measure the computed report.
+   */
+  keptReports?: boolean;
+  /** Keeps ready the periods whose reports were computed (a server runs one; tests refresh by hand). */
+  periodReports?: PeriodReportRefresher;
 }
 
 /** What routes get: the stores, and a way to run a read against the read model. */
@@ -69,6 +80,10 @@ export interface RouteContext {
   cursors: CursorCodec;
   /** Rows of list pages kept between requests, current with the read model's commits. */
   records: RecordCache;
+  /** Whether profitability reports may be served from the reports kept ready. */
+  keptReports: boolean;
+  /** A period's report was computed: keep it ready from now on (profitability.periods.ts). */
+  requestKept(period: Period): void;
 }
 
 export const API_PREFIX = '/api/v1';
@@ -112,6 +127,10 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     db: deps.db,
     cursors: new CursorCodec(await loadServerSecret(deps.db, 'list-cursors')),
     records: new RecordCache(deps.status, deps.recordCacheRows),
+    keptReports: deps.keptReports ?? true,
+    requestKept(period) {
+      deps.periodReports?.request(period);
+    },
     async read(read) {
       if (!deps.status.ready) throw readModelUnavailable();
       return connections.use(read);

@@ -17,6 +17,9 @@ export const SUMMARY_TABLES = [
   'summary_dirty_entries',
   'summary_dirty_payees',
   'summary_dirty_cells',
+  'profitability_period_versions',
+  'summary_dirty_periods',
+  'summary_dirty_months',
 ] as const;
 
 /** Entries refreshed per statement when payee_entry_pay is built whole (bounds its memory). */
@@ -76,6 +79,7 @@ export async function rebuildSummaries(duck: DuckDBConnection): Promise<void> {
     run.entries += Number(entries);
   }
   await flush();
+  await refreshPeriods(duck);
 }
 
 /** The ids a change file (`source`, columns as text) names, as UUIDs. */
@@ -106,6 +110,14 @@ const entriesOfInvoices = (invoiceIds: string) =>
 const invoicesOfLines = (source: string) =>
   `SELECT invoice_id FROM invoice_lines WHERE id IN (${ids(source)})`;
 
+/**
+ * The issue months of some invoices: a report lists their unallocated revenue and unreconciled
+ * receipts by issue date.
+ */
+const monthsOfInvoices = (invoiceIds: string) =>
+  `SELECT DISTINCT workspace_id, entry_month(issue_date) FROM invoices
+   WHERE id IN (${invoiceIds}) AND issue_date IS NOT NULL`;
+
 /** Every month cell of some workspaces (their FX rates or base currency changed). */
 const cellsOfWorkspaces = (workspaceIds: string) =>
   `SELECT DISTINCT workspace_id, entry_month(entry_date), user_id, project_id FROM time_entries
@@ -120,6 +132,13 @@ interface Stale {
   entries?: (source: string) => string;
   /** Month cells that are stale (workspace_id, month, user_id, project_id). */
   cells?: (source: string) => string;
+  /**
+   * Months whose kept reports are stale beyond their cells' (workspace_id, month): the invoices
+   * a report lists by issue date. The months of stale cells are found from the cells.
+   */
+  months?: (source: string) => string;
+  /** Workspaces every kept report of which is stale (a name it shows changed). */
+  workspaces?: (source: string) => string;
 }
 
 /**
@@ -180,14 +199,23 @@ const STALE: Record<string, Stale> = {
   invoices: {
     invoices: (source) => ids(source),
     cells: (source) => cellsOfEntries(entriesOfInvoices(ids(source))),
+    months: (source) => monthsOfInvoices(ids(source)),
   },
   invoice_lines: {
     invoices: (source) => invoicesOfLines(source),
     cells: (source) => cellsOfEntries(entriesOfInvoices(invoicesOfLines(source))),
+    months: (source) => monthsOfInvoices(invoicesOfLines(source)),
   },
   fx_rates: {
     cells: (source) =>
       cellsOfWorkspaces(`SELECT workspace_id FROM fx_rates WHERE id IN (${ids(source)})`),
+  },
+  // The kept reports show project names and, for a member without a payee, the user's name.
+  projects: {
+    workspaces: (source) => `SELECT workspace_id FROM projects WHERE id IN (${ids(source)})`,
+  },
+  users: {
+    workspaces: (source) => `SELECT workspace_id FROM users WHERE id IN (${ids(source)})`,
   },
 };
 
@@ -230,6 +258,7 @@ export class SummaryUpdate {
     await refreshEntries(duck);
     await refreshKeys(duck, 'payee_unpaid_totals', 'payee_id', 'summary_dirty_payees');
     await refreshCells(duck);
+    await refreshPeriods(duck);
     this.touched = false;
   }
 
@@ -243,6 +272,14 @@ export class SummaryUpdate {
     }
     if (stale.entries) await duck.run(`INSERT INTO summary_dirty_entries ${stale.entries(source)}`);
     if (stale.cells) await duck.run(`INSERT INTO summary_dirty_cells ${stale.cells(source)}`);
+    if (stale.months) await duck.run(`INSERT INTO summary_dirty_months ${stale.months(source)}`);
+    if (stale.workspaces) {
+      await duck.run(
+        `INSERT INTO summary_dirty_periods
+         SELECT workspace_id, period_from, period_to FROM profitability_period_versions
+         WHERE workspace_id IN (${stale.workspaces(source)})`,
+      );
+    }
   }
 }
 
@@ -319,5 +356,44 @@ async function refreshCells(duck: DuckDBConnection): Promise<void> {
     `INSERT INTO profitability_member_cells BY NAME
      SELECT * FROM profitability_member_cells_for(false) ORDER BY workspace_id, month, user_id`,
   );
+  // The kept reports of the cells' months are stale.
+  await duck.run(
+    'INSERT INTO summary_dirty_months SELECT DISTINCT workspace_id, month FROM summary_dirty_cells',
+  );
   await duck.run('DELETE FROM summary_dirty_cells');
+}
+
+/**
+ * A new version for every period in summary_dirty_periods and every period holding a month of
+ * summary_dirty_months, which it empties: the reports kept for those periods no longer serve
+ * (profitability.periods.ts computes them again). A month gets its own period, its calendar
+ * year and the twelve months ending with it the first time it changes, so every period that
+ * can be kept (a month, twelve months) and holds work or invoices has a version.
+ */
+async function refreshPeriods(duck: DuckDBConnection): Promise<void> {
+  await duck.run(
+    `INSERT INTO summary_dirty_periods
+     WITH months AS (SELECT DISTINCT workspace_id, month FROM summary_dirty_months)
+     SELECT workspace_id, month, last_day(month) FROM months
+     UNION
+     SELECT workspace_id, make_date(year(month), 1, 1), make_date(year(month), 12, 31) FROM months
+     UNION
+     SELECT workspace_id, CAST(month - INTERVAL 11 MONTH AS DATE), last_day(month) FROM months
+     UNION
+     SELECT v.workspace_id, v.period_from, v.period_to
+     FROM profitability_period_versions v
+     JOIN months m ON m.workspace_id = v.workspace_id AND m.month BETWEEN v.period_from AND v.period_to`,
+  );
+  await duck.run(
+    `DELETE FROM profitability_period_versions v USING summary_dirty_periods d
+     WHERE v.workspace_id = d.workspace_id AND v.period_from = d.period_from
+       AND v.period_to = d.period_to`,
+  );
+  await duck.run(
+    `INSERT INTO profitability_period_versions
+     SELECT workspace_id, period_from, period_to, nextval('profitability_period_version')
+     FROM (SELECT DISTINCT workspace_id, period_from, period_to FROM summary_dirty_periods)`,
+  );
+  await duck.run('DELETE FROM summary_dirty_periods');
+  await duck.run('DELETE FROM summary_dirty_months');
 }

@@ -9,6 +9,10 @@ import type { ImportResult } from '../../src/snapshot/import.ts';
 import { createKysely, createPool } from '../../src/store/database.ts';
 import type { Database } from '../../src/store/schema.ts';
 import { ConnectionPool } from '../../src/readmodel/connection-pool.ts';
+import {
+  refreshStalePeriods,
+  type Wanted,
+} from '../../src/reports/profitability/profitability.periods.ts';
 import { fullSync } from '../../src/sync/full-sync.ts';
 import { SyncService } from '../../src/sync/sync-service.ts';
 import { TokenIdentityCache } from '../../src/tokens/token-identity-cache.ts';
@@ -35,6 +39,11 @@ export interface Harness {
    * starts the sync service and every call waits until it has caught up.
    */
   sync(): Promise<void>;
+  /**
+   * Keeps the profitability reports of `wanted` periods ready, as a server does after a commit
+   * for the periods asked for (default: every period with work); returns how many it computed.
+   */
+  keepReports(wanted?: Wanted): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -83,6 +92,14 @@ export async function createHarness(
       }
       const result = await fullSync(pool, readModel);
       status.committed(result.dataAsOf, 'everything');
+    },
+    async keepReports(wanted = 'all') {
+      const duck = await readModel.connect();
+      try {
+        return await refreshStalePeriods(duck, wanted);
+      } finally {
+        duck.closeSync();
+      }
     },
     tokenIdentities,
     connections,

@@ -1,7 +1,8 @@
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBResultReader } from '@duckdb/node-api';
 import { z } from 'zod';
 import { SqlParams } from '../../http/list/sql-params.ts';
 import { type PlanCache, readDataVersion } from '../../readmodel/plan-cache.ts';
+import { readKeptReport } from './profitability.kept.ts';
 import { wholeMonths, wholeMonthsOf } from './profitability.range.ts';
 
 export interface ProfitabilityParams {
@@ -103,36 +104,64 @@ export interface JsonText {
   readonly json: string;
 }
 
+/** A report's record, and whether it was served from a kept report. */
+export interface ProfitabilityText extends JsonText {
+  /** 'kept': a whole month's or year's report kept ready (profitability.periods.ts). */
+  readonly source: 'kept' | 'computed';
+}
+
 /**
  * The profitability report of one workspace (decisions 8) as the JSON text of the API's record,
  * answered from the read model in one read transaction, so every figure comes from the same
- * sync. `connection` must not be inside a transaction already; `plans` are its kept plans:
- * the report's statement takes DuckDB 25-40 ms to plan, so a report asked for again with the
- * same data runs the plan made the first time (docs/summaries.md, "Plans kept between requests").
+ * sync. A whole calendar month or year without filters is served from its kept report when the
+ * report is current (profitability.periods.ts); anything else is computed from the cells.
+ * `connection` must not be inside a transaction already; `plans` are its kept plans: the
+ * report's statement takes DuckDB 25-40 ms to plan, so a report asked for again with the same
+ * data runs the plan made the first time (docs/summaries.md, "Plans kept between requests").
  */
 export async function loadProfitability(
   connection: DuckDBConnection,
   plans: PlanCache,
   params: ProfitabilityParams,
-): Promise<JsonText> {
-  const args = reportArgs(params);
+  options: { kept?: boolean } = {},
+): Promise<ProfitabilityText> {
   await connection.run('BEGIN TRANSACTION');
   try {
-    // The days are computed on every request: DuckDB 1.5.5 fails fatally (a NULL unique_ptr,
-    // which invalidates the database) preparing this INSERT of a table macro's rows.
-    await fillDayCells(connection, params, args);
-    const text = reportSql(args, params.page, params.perPage);
-    const values = args.sql.valuesIn(text);
-    const reader = values
-      ? await connection.runAndReadAll(text, values)
-      : await plans.runAndReadAll(text, await readDataVersion(connection));
-    const [[joined]] = reader.getRows() as [[string | null]];
-    return { json: reportJson(splitRows(joined ?? ''), params) };
+    if (options.kept !== false) {
+      const kept = await readKeptReport(connection, params);
+      if (kept !== undefined) return { json: renderReport(kept, params), source: 'kept' };
+    }
+    const parts = await computeReport(connection, params, async (text) =>
+      plans.runAndReadAll(text, await readDataVersion(connection)),
+    );
+    return { json: renderReport(parts, params), source: 'computed' };
   } finally {
     // Nothing is kept: ROLLBACK ends the read transaction and drops the scratch day cells,
     // also after a failed read.
     await connection.run('ROLLBACK');
   }
+}
+
+/**
+ * The report's parts computed from the cells, inside the caller's open transaction (which must
+ * be rolled back if the range has partly covered months: their days are scratch rows).
+ * `runPlanned` runs the report's statement when it has no parameters (with a kept plan, say).
+ */
+export async function computeReport(
+  connection: DuckDBConnection,
+  params: ProfitabilityParams,
+  runPlanned: (text: string) => Promise<DuckDBResultReader> = (text) =>
+    connection.runAndReadAll(text),
+): Promise<ReportParts> {
+  const args = reportArgs(params);
+  // The days are computed on every request: DuckDB 1.5.5 fails fatally (a NULL unique_ptr,
+  // which invalidates the database) preparing this INSERT of a table macro's rows.
+  await fillDayCells(connection, params, args);
+  const text = reportSql(args, params.page, params.perPage);
+  const values = args.sql.valuesIn(text);
+  const reader = values ? await connection.runAndReadAll(text, values) : await runPlanned(text);
+  const [[joined]] = reader.getRows() as [[string | null]];
+  return reportParts(splitRows(joined ?? ''));
 }
 
 type ReportRow = [
@@ -159,11 +188,27 @@ function splitRows(joined: string): ReportRow[] {
 }
 
 /**
- * Puts the rows' texts together into the record's (profitability.schema.ts), in its field
- * order: each metrics row with its nativeAmounts and links, each member with its projects,
- * each list in its rows' order. Every figure, text and order comes from the SQL.
+ * What a report's record holds beyond the request's own values, as JSON texts: the summary,
+ * each member of the page (with its projects) in order, and the items of each list.
  */
-function reportJson(rows: ReportRow[], params: ProfitabilityParams): string {
+export interface ReportParts {
+  baseCurrency: string;
+  memberTotal: number;
+  missingRateCount: number;
+  summary: string;
+  members: string[];
+  unallocatedRevenue: string[];
+  unreconciledReceipts: string[];
+  missingFx: string[];
+  fxRates: string[];
+}
+
+/**
+ * Puts the rows' texts together into the record's parts (profitability.schema.ts): each
+ * metrics row with its nativeAmounts and links, each member with its projects, each list in its
+ * rows' order. Every figure, text and order comes from the SQL.
+ */
+function reportParts(rows: ReportRow[]): ReportParts {
   // Native amounts sort after members: they are gathered before any metrics row is written.
   const natives = new Map<string | null, string[]>();
   for (const [part, owner, , , json] of rows) if (part === 'native') push(natives, owner, json);
@@ -186,19 +231,33 @@ function reportJson(rows: ReportRow[], params: ProfitabilityParams): string {
     throw new Error('profitability_report returned no counts or summary');
   }
   const { baseCurrency, memberTotal, missingRateCount } = sqlCounts.parse(JSON.parse(counts));
-  const memberTexts = members.map(([position, member]) => {
-    const own = projects.get(position) ?? [];
-    return `${member.slice(0, -1)},"projectCount":${own.length},"projects":[${own.join(',')}]}`;
-  });
-  const list = (part: string) => `[${(parts.get(part) ?? []).join(',')}]`;
+  return {
+    baseCurrency,
+    memberTotal,
+    missingRateCount,
+    summary,
+    members: members.map(([position, member]) => {
+      const own = projects.get(position) ?? [];
+      return `${member.slice(0, -1)},"projectCount":${own.length},"projects":[${own.join(',')}]}`;
+    }),
+    unallocatedRevenue: parts.get('unallocated_revenue') ?? [],
+    unreconciledReceipts: parts.get('unreconciled_receipts') ?? [],
+    missingFx: parts.get('missing_fx') ?? [],
+    fxRates: parts.get('fx_rate') ?? [],
+  };
+}
+
+/** The record's JSON text, in its field order. */
+export function renderReport(parts: ReportParts, params: ProfitabilityParams): string {
+  const list = (items: string[]) => `[${items.join(',')}]`;
   return (
     `{"from":${JSON.stringify(params.from)},"to":${JSON.stringify(params.to)},"view":"work",` +
-    `"baseCurrency":${JSON.stringify(baseCurrency)},"page":${params.page},` +
-    `"perPage":${params.perPage},"memberTotal":${memberTotal},` +
-    `"missingRateCount":${missingRateCount},"summary":${summary},` +
-    `"members":[${memberTexts.join(',')}],"unallocatedRevenue":${list('unallocated_revenue')},` +
-    `"unreconciledReceipts":${list('unreconciled_receipts')},` +
-    `"missingFx":${list('missing_fx')},"fxRates":${list('fx_rate')}}`
+    `"baseCurrency":${JSON.stringify(parts.baseCurrency)},"page":${params.page},` +
+    `"perPage":${params.perPage},"memberTotal":${parts.memberTotal},` +
+    `"missingRateCount":${parts.missingRateCount},"summary":${parts.summary},` +
+    `"members":${list(parts.members)},"unallocatedRevenue":${list(parts.unallocatedRevenue)},` +
+    `"unreconciledReceipts":${list(parts.unreconciledReceipts)},` +
+    `"missingFx":${list(parts.missingFx)},"fxRates":${list(parts.fxRates)}}`
   );
 }
 

@@ -7,6 +7,7 @@ import { parseQuery } from '../../http/list/list-query.ts';
 import type { OperationDoc } from '../../http/openapi.ts';
 import { strictQuery } from '../../http/strict-query.ts';
 import { todayIn } from '../../time/calendar.ts';
+import { isKeptPeriod } from './profitability.kept.ts';
 import { loadProfitability } from './profitability.query.ts';
 import { monthOf } from './profitability.range.ts';
 import { profitabilityQuery, profitabilitySchema } from './profitability.schema.ts';
@@ -37,18 +38,29 @@ export function registerProfitabilityRoute(app: FastifyInstance, context: RouteC
           : { to: 'must not be before from' },
       );
     }
+    const params = {
+      workspaceId: caller.workspaceId,
+      from,
+      to,
+      ...(query.userId === undefined ? {} : { userId: query.userId }),
+      ...(query.projectId === undefined ? {} : { projectId: query.projectId }),
+      ...(query.clientId === undefined ? {} : { clientId: query.clientId }),
+      page: query.page ?? 1,
+      perPage: query.perPage ?? DEFAULT_PER_PAGE,
+    };
     const data = await context.read((connection, plans) =>
-      loadProfitability(connection, plans, {
-        workspaceId: caller.workspaceId,
+      loadProfitability(connection, plans, params, { kept: context.keptReports }),
+    );
+    // A whole month or twelve months (of the team or one member) computed from the cells: kept
+    // ready from now on.
+    if (data.source === 'computed' && context.keptReports && isKeptPeriod(params)) {
+      context.requestKept({
+        workspaceId: params.workspaceId,
         from,
         to,
-        ...(query.userId === undefined ? {} : { userId: query.userId }),
-        ...(query.projectId === undefined ? {} : { projectId: query.projectId }),
-        ...(query.clientId === undefined ? {} : { clientId: query.clientId }),
-        page: query.page ?? 1,
-        perPage: query.perPage ?? DEFAULT_PER_PAGE,
-      }),
-    );
+        ...(params.userId === undefined ? {} : { userId: params.userId }),
+      });
+    }
     // The record comes as JSON text (profitability.query.ts): sent as it is, not serialized.
     void reply.type('application/json; charset=utf-8');
     return `{"data":${data.json}}`;
