@@ -268,10 +268,10 @@ describe('profitability reports kept ready', () => {
       periodReports: refresher,
     });
     try {
-      const get = () =>
+      const get = (more = '') =>
         app.inject({
           method: 'GET',
-          url: `/api/v1/team-payouts/profitability?from=${NOVEMBER.from}&to=${NOVEMBER.to}`,
+          url: `/api/v1/team-payouts/profitability?from=${NOVEMBER.from}&to=${NOVEMBER.to}${more}`,
           headers: { authorization: `Bearer ${ws.token}` },
         });
       const first = await get();
@@ -279,6 +279,15 @@ describe('profitability reports kept ready', () => {
       await refresher.idle(); // the refresh the request started
       expect((await load(params(NOVEMBER))).source).toBe('kept');
       expect((await get()).body).toBe(first.body);
+      // One member's November is kept once asked for; a user with no work in it is not.
+      const nobody = '00000000-0000-4000-8000-000000000001';
+      for (const userId of [linus, nobody]) {
+        const res = await get(`&userId=${userId}`);
+        expect(res.statusCode).toBe(200);
+      }
+      await refresher.idle();
+      expect((await load({ ...params(NOVEMBER), userId: linus })).source).toBe('kept');
+      expect((await load({ ...params(NOVEMBER), userId: nobody })).source).toBe('computed');
     } finally {
       await refresher.stop();
       await app.close();

@@ -106,8 +106,10 @@ export interface JsonText {
 
 /** A report's record, and whether it was served from a kept report. */
 export interface ProfitabilityText extends JsonText {
-  /** 'kept': a whole month's or year's report kept ready (profitability.periods.ts). */
+  /** 'kept': a whole month's or twelve months' report kept ready (profitability.periods.ts). */
   readonly source: 'kept' | 'computed';
+  /** The report's members, over every page. */
+  readonly memberTotal: number;
 }
 
 /**
@@ -129,12 +131,18 @@ export async function loadProfitability(
   try {
     if (options.kept !== false) {
       const kept = await readKeptReport(connection, params);
-      if (kept !== undefined) return { json: renderReport(kept, params), source: 'kept' };
+      if (kept !== undefined) {
+        return { json: renderReport(kept, params), source: 'kept', memberTotal: kept.memberTotal };
+      }
     }
     const parts = await computeReport(connection, params, async (text) =>
       plans.runAndReadAll(text, await readDataVersion(connection)),
     );
-    return { json: renderReport(parts, params), source: 'computed' };
+    return {
+      json: renderReport(parts, params),
+      source: 'computed',
+      memberTotal: parts.memberTotal,
+    };
   } finally {
     // Nothing is kept: ROLLBACK ends the read transaction and drops the scratch day cells,
     // also after a failed read.

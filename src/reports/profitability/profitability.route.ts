@@ -51,9 +51,11 @@ export function registerProfitabilityRoute(app: FastifyInstance, context: RouteC
     const data = await context.read((connection, plans) =>
       loadProfitability(connection, plans, params, { kept: context.keptReports }),
     );
-    // A whole month or twelve months (of the team or one member) computed from the cells: kept
-    // ready from now on.
-    if (data.source === 'computed' && context.keptReports && isKeptPeriod(params)) {
+    // A whole month or twelve months (of the team, or of one member who has work in it)
+    // computed from the cells: kept ready from now on. A userId with no work is not kept: any
+    // UUID may be asked for, and each kept report costs a refresh after every change.
+    const keep = params.userId === undefined || data.memberTotal > 0;
+    if (data.source === 'computed' && context.keptReports && keep && isKeptPeriod(params)) {
       context.requestKept({
         workspaceId: params.workspaceId,
         from,
