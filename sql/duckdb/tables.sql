@@ -558,7 +558,7 @@ CREATE TABLE IF NOT EXISTS profitability_member_cells (
   missing_pay_rate BOOLEAN NOT NULL
 );
 
--- Profitability reports of whole calendar months and years, kept ready (docs/summaries.md,
+-- Profitability reports of whole months and twelve months, kept ready (docs/summaries.md,
 -- "Reports kept ready"). The sync owns the versions: every batch that changes what a period's
 -- report shows gives that period a new version (a value of profitability_period_version) in
 -- its own transaction. The refresher (src/reports/profitability/profitability.periods.ts)

@@ -3,8 +3,8 @@ import { buildApp } from '../http/app.ts';
 import type { ReadModelRuntime } from '../runtime.ts';
 import { ExportScheduler, loadSchedules } from '../exports/schedules.ts';
 import {
+  keepReportsReady,
   PeriodReportRefresher,
-  refreshStalePeriods,
 } from '../reports/profitability/profitability.periods.ts';
 import { SyncService } from '../sync/sync-service.ts';
 import { TokenIdentityCache } from '../tokens/token-identity-cache.ts';
@@ -105,12 +105,7 @@ export async function syncNow(runtime: ReadModelRuntime): Promise<void> {
   const sync = createSyncService(runtime);
   const started = Date.now();
   await sync.catchUp();
-  const duck = await runtime.readModel.connect();
-  try {
-    await refreshStalePeriods(duck);
-  } finally {
-    duck.closeSync();
-  }
+  await keepReportsReady(runtime.readModel);
   info(
     `sync: up to date at ${sync.metrics.appliedLsn} in ${((Date.now() - started) / 1000).toFixed(1)} s (${sync.metrics.rowsApplied.toLocaleString('en-US')} changes streamed, ${sync.metrics.fullLoads} full load${sync.metrics.fullLoads === 1 ? '' : 's'}); data as of ${runtime.status.dataAsOf?.toISOString() ?? '-'}`,
   );

@@ -10,7 +10,7 @@ import { createKysely, createPool } from '../../src/store/database.ts';
 import type { Database } from '../../src/store/schema.ts';
 import { ConnectionPool } from '../../src/readmodel/connection-pool.ts';
 import {
-  refreshStalePeriods,
+  keepReportsReady,
   type Wanted,
 } from '../../src/reports/profitability/profitability.periods.ts';
 import { fullSync } from '../../src/sync/full-sync.ts';
@@ -93,14 +93,7 @@ export async function createHarness(
       const result = await fullSync(pool, readModel);
       status.committed(result.dataAsOf, 'everything');
     },
-    async keepReports(wanted = 'all') {
-      const duck = await readModel.connect();
-      try {
-        return await refreshStalePeriods(duck, wanted);
-      } finally {
-        duck.closeSync();
-      }
-    },
+    keepReports: (wanted = 'all') => keepReportsReady(readModel, wanted),
     tokenIdentities,
     connections,
     async close() {

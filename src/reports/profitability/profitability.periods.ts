@@ -39,24 +39,28 @@ const ALL_MEMBERS = Number.MAX_SAFE_INTEGER;
  */
 export type Wanted = 'kept' | 'all' | Period;
 
+const samePeriod = (a: string, b: string) =>
+  `${a}.workspace_id = ${b}.workspace_id AND ${a}.period_from = ${b}.period_from
+    AND ${a}.period_to = ${b}.period_to`;
+
+/** The kept reports (k) of an older version than their period's (v). */
+const STALE_KEPT = `
+  FROM profitability_period_reports k
+  JOIN profitability_period_versions v ON ${samePeriod('k', 'v')}
+  WHERE k.version <> v.version`;
+
 /**
  * The next stale report of `wanted`: the one whose period ends last (the shorter first), so the
  * current month and the twelve months ending with it come before older ones.
  */
 function nextStale(wanted: Wanted): string {
   const sql = new SqlParams();
-  const samePeriod = (a: string, b: string) =>
-    `${a}.workspace_id = ${b}.workspace_id AND ${a}.period_from = ${b}.period_from
-      AND ${a}.period_to = ${b}.period_to`;
   const columns = `CAST(v.workspace_id AS VARCHAR), CAST(v.period_from AS VARCHAR),
     CAST(v.period_to AS VARCHAR)`;
   const order = 'ORDER BY v.period_to DESC, v.period_from DESC, v.workspace_id';
   if (wanted === 'kept') {
     return `
-      SELECT ${columns}, CAST(k.user_id AS VARCHAR), v.version
-      FROM profitability_period_reports k
-      JOIN profitability_period_versions v ON ${samePeriod('k', 'v')}
-      WHERE k.version <> v.version
+      SELECT ${columns}, CAST(k.user_id AS VARCHAR), v.version ${STALE_KEPT}
       ${order}, k.user_id NULLS FIRST
       LIMIT 1`;
   }
@@ -171,6 +175,16 @@ export async function refreshStalePeriods(
   return refreshed;
 }
 
+/** refreshStalePeriods on a connection of its own. */
+export async function keepReportsReady(readModel: ReadModel, wanted: Wanted = 'kept') {
+  const connection = await readModel.connect();
+  try {
+    return await refreshStalePeriods(connection, wanted);
+  } finally {
+    connection.closeSync();
+  }
+}
+
 /**
  * Deletes the kept reports of periods the sync no longer versions (a first load forgets every
  * period and versions again those with work). A stale period's report stays until it is
@@ -281,11 +295,7 @@ export class PeriodReportRefresher {
       // As many as were stale when the pass began: under steady writes the same reports turn
       // stale again while others are computed, and the next pass takes them.
       const [[stale]] = (
-        await connection.runAndReadAll(
-          `SELECT count(*) FROM profitability_period_reports k
-           JOIN profitability_period_versions v USING (workspace_id, period_from, period_to)
-           WHERE k.version <> v.version`,
-        )
+        await connection.runAndReadAll(`SELECT count(*) ${STALE_KEPT}`)
       ).getRows() as [[bigint]];
       for (let n = 0n; n < stale && !this.stopped; n++) {
         if ((await refreshStalePeriod(connection)) === null) break;

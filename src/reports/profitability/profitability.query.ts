@@ -115,8 +115,9 @@ export interface ProfitabilityText extends JsonText {
 /**
  * The profitability report of one workspace (decisions 8) as the JSON text of the API's record,
  * answered from the read model in one read transaction, so every figure comes from the same
- * sync. A whole calendar month or year without filters is served from its kept report when the
- * report is current (profitability.periods.ts); anything else is computed from the cells.
+ * sync. A whole month or twelve whole months, of the team or one member, is served from its
+ * kept report when that is current (profitability.kept.ts); anything else is computed from the
+ * cells.
  * `connection` must not be inside a transaction already; `plans` are its kept plans: the
  * report's statement takes DuckDB 25-40 ms to plan, so a report asked for again with the same
  * data runs the plan made the first time (docs/summaries.md, "Plans kept between requests").
