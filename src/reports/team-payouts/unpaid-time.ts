@@ -51,8 +51,7 @@ export type UnpaidTimeQuery = z.output<typeof unpaidTimeQuery>;
  * is chosen there, and only its items are priced and named by the view.
  */
 const UNPAID_ROWS = `(
-  SELECT time_entry_id AS id, workspace_id, rate_currency AS currency,
-    CASE WHEN billable THEN 'default' ELSE 'non_billable' END AS section,
+  SELECT time_entry_id AS id, workspace_id, rate_currency AS currency, billable,
     created_at, entry_date AS work_date, duration_seconds
   FROM payee_entry_pay WHERE rate_id IS NOT NULL) r`;
 
@@ -80,7 +79,10 @@ export const unpaidTimeList: ListEndpoint<UnpaidTimeQuery> = {
   where(query: UnpaidTimeQuery, params: SqlParams, caller: Caller): string[] {
     return [
       `r.workspace_id = ${params.bind(caller.workspaceId, 'UUID')}`,
-      ...((query.scope ?? 'default') === 'default' ? [`r.section = 'default'`] : []),
+      // The default section is the billable items: the column itself, which DuckDB filters in
+      // its scan (a comparison of the section's CASE was computed for every row: 77 ms against
+      // 59 for the first page of 2.2M items).
+      ...((query.scope ?? 'default') === 'default' ? ['r.billable'] : []),
       ...(query.currency ? [`r.currency = ${params.bind(query.currency, 'CURRENCY')}`] : []),
     ];
   },
