@@ -114,8 +114,8 @@ export interface ProfitabilityText extends JsonText {
 
 /**
  * The profitability report of one workspace (decisions 8) as the JSON text of the API's record,
- * answered from the read model in one read transaction, so every figure comes from the same
- * sync. A whole month or twelve whole months, of the team or one member, is served from its
+ * answered from the read model in one snapshot (a statement, or a read transaction), so every
+ * figure comes from the same sync. A whole month or twelve whole months, of the team or one member, is served from its
  * kept report when that is current (profitability.kept.ts); anything else is computed from the
  * cells.
  * `connection` must not be inside a transaction already; `plans` are its kept plans: the
@@ -128,14 +128,14 @@ export async function loadProfitability(
   params: ProfitabilityParams,
   options: { kept?: boolean } = {},
 ): Promise<ProfitabilityText> {
+  if (options.kept !== false) {
+    const kept = await readKeptReport(connection, params);
+    if (kept !== undefined) {
+      return { json: renderReport(kept, params), source: 'kept', memberTotal: kept.memberTotal };
+    }
+  }
   await connection.run('BEGIN TRANSACTION');
   try {
-    if (options.kept !== false) {
-      const kept = await readKeptReport(connection, params);
-      if (kept !== undefined) {
-        return { json: renderReport(kept, params), source: 'kept', memberTotal: kept.memberTotal };
-      }
-    }
     const parts = await computeReport(connection, params, async (text) =>
       plans.runAndReadAll(text, await readDataVersion(connection)),
     );
