@@ -316,7 +316,7 @@ async function apply(client: pg.PoolClient, ids: Ids, write: Write): Promise<voi
 
 /** Each summary and its macro, as sorted lines of text. */
 const PAIRS: [string, string][] = [
-  ['SELECT * FROM team_bill_line_sums', 'FROM team_bill_line_sums_for(true)'],
+  ['SELECT * FROM team_bill_figures', 'FROM team_bill_figures_for(true)'],
   ['SELECT * FROM invoice_unallocated_nets', 'FROM invoice_unallocated_nets_for(true)'],
   ['SELECT * FROM payee_entry_pay', 'SELECT * FROM payee_entry_rates WHERE is_payable'],
   ['SELECT * FROM payee_unpaid_totals', 'FROM payee_unpaid_totals_for(true)'],

@@ -429,12 +429,22 @@ CREATE TABLE IF NOT EXISTS search_meta (
 -- so a report never sees a summary that disagrees with its rows. Each is equal, row for row, to
 -- the macro it is refreshed from (test/summaries-sync.test.ts).
 
--- team_bill_line_sums_for(true): per team bill, the sums of its lines.
-CREATE TABLE IF NOT EXISTS team_bill_line_sums (
-  workspace_id UUID NOT NULL,
+-- team_bill_figures_for(true): every live team bill's figures (decisions 7, "Bill amounts"),
+-- read by the bill list, the payout summary and profitability. Computed per request, the
+-- summary's bills took 23 ms of its 30 on the 10M-entry workspace (5,900 bills); read here, 4.
+CREATE TABLE IF NOT EXISTS team_bill_figures (
   bill_id UUID NOT NULL,
-  subtotal DECIMAL(38, 4),
-  adjustment_total DECIMAL(38, 4)
+  workspace_id UUID NOT NULL,
+  payee_id UUID NOT NULL,
+  status VARCHAR NOT NULL,
+  currency VARCHAR NOT NULL,
+  due_date DATE,
+  subtotal DECIMAL(38, 4) NOT NULL,
+  adjustment_total DECIMAL(38, 4) NOT NULL,
+  total DECIMAL(38, 4) NOT NULL,
+  amount_paid DECIMAL(38, 4) NOT NULL,
+  remaining DECIMAL(38, 4) NOT NULL,
+  payment_status VARCHAR NOT NULL
 );
 
 -- payee_entry_rates_for(true) WHERE is_payable: the entries owed to payees and not yet on an

@@ -69,6 +69,13 @@ async function ensureTables(connection: DuckDBConnection, tablesSql: string): Pr
   );
   for (const [table] of tables.getRows())
     await connection.run(`DROP TABLE IF EXISTS "${String(table)}" CASCADE`);
+  // Views are made anew after the tables (createViews); an old one may hold a name that is now
+  // a table's (team_bill_figures was a view).
+  const views = await connection.runAndReadAll(
+    "SELECT view_name FROM duckdb_views() WHERE database_name = current_database() AND schema_name = 'main' AND NOT internal",
+  );
+  for (const [view] of views.getRows())
+    await connection.run(`DROP VIEW IF EXISTS "${String(view)}"`);
   await connection.run(tablesSql);
   await connection.run('DELETE FROM read_model_meta');
   await connection.run('INSERT INTO read_model_meta VALUES ($version)', { version });

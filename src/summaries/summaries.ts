@@ -6,7 +6,7 @@ import { SqlParams } from '../http/list/sql-params.ts';
  * from PostgreSQL (docs/summaries.md).
  */
 export const SUMMARY_TABLES = [
-  'team_bill_line_sums',
+  'team_bill_figures',
   'payee_entry_pay',
   'payee_unpaid_totals',
   'profitability_month_cells',
@@ -34,7 +34,7 @@ const ENTRIES_PER_SLICE = 1_000_000;
  */
 export async function rebuildSummaries(duck: DuckDBConnection): Promise<void> {
   for (const table of SUMMARY_TABLES) await duck.run(`DELETE FROM ${table}`);
-  await duck.run('INSERT INTO team_bill_line_sums FROM team_bill_line_sums_for(true)');
+  await duck.run('INSERT INTO team_bill_figures FROM team_bill_figures_for(true)');
   await duck.run('INSERT INTO invoice_unallocated_nets FROM invoice_unallocated_nets_for(true)');
   const count = (await duck.runAndReadAll('SELECT count(*) FROM time_entries')).getRows()[0]![0];
   const slices = Math.max(1, Math.ceil(Number(count) / ENTRIES_PER_SLICE));
@@ -124,7 +124,7 @@ const cellsOfWorkspaces = (workspaceIds: string) =>
    WHERE workspace_id IN (${workspaceIds})`;
 
 interface Stale {
-  /** Bills whose line sums are stale. */
+  /** Bills whose figures (team_bill_figures) are stale. */
   bills?: (source: string) => string;
   /** Invoices whose unallocated nets are stale. */
   invoices?: (source: string) => string;
@@ -182,6 +182,8 @@ const STALE: Record<string, Stale> = {
       ),
   },
   team_payments: {
+    bills: (source) =>
+      `SELECT bill_id FROM team_payment_allocations WHERE payment_id IN (${ids(source)})`,
     cells: (source) =>
       cellsOfEntries(
         entriesOfBills(
@@ -190,6 +192,7 @@ const STALE: Record<string, Stale> = {
       ),
   },
   team_payment_allocations: {
+    bills: (source) => ids(source, 'bill_id'),
     cells: (source) =>
       cellsOfEntries(
         // Keyed by (payment_id, bill_id): the change file names the bill itself.
@@ -253,7 +256,7 @@ export class SummaryUpdate {
   /** After every table of the flush is applied: refreshes the stale keys. */
   async refresh(duck: DuckDBConnection): Promise<void> {
     if (!this.touched) return;
-    await refreshKeys(duck, 'team_bill_line_sums', 'bill_id', 'summary_dirty_bills');
+    await refreshKeys(duck, 'team_bill_figures', 'bill_id', 'summary_dirty_bills');
     await refreshKeys(duck, 'invoice_unallocated_nets', 'invoice_id', 'summary_dirty_invoices');
     await refreshEntries(duck);
     await refreshKeys(duck, 'payee_unpaid_totals', 'payee_id', 'summary_dirty_payees');

@@ -17,58 +17,46 @@
 -- Money is DECIMAL(38,4), the sums' type (they can pass DECIMAL(18,4)); the API formats it to
 -- the currency's scale.
 CREATE OR REPLACE MACRO payout_summary_currencies(ws, today) AS TABLE
+-- One aggregation over the three sources' rows (each source fills its own columns): three
+-- aggregations joined on their union of currencies cost DuckDB three times the small hash
+-- tables (24.7 ms against 10.9 on the 10M-entry workspace).
 -- The unpaid items' figures come from payee_unpaid_totals (per payee, kept by the sync), whose
 -- billable rows with a rate are exactly the default-section items of unpaid_time_items.
-WITH accrued AS (
-  SELECT
-    currency,
-    sum(seconds) AS eligible_seconds,
-    min(first_date) AS unbilled_from,
-    max(last_date) AS unbilled_to,
-    -- An item without an amount (unknown currency) makes the sum NULL, not smaller.
-    CASE WHEN sum(unpriced) = 0 THEN sum(amount) END AS accrued
+WITH parts AS (
+  SELECT currency, seconds, first_date, last_date, amount, unpriced, 1 AS accrued_row
   FROM payee_unpaid_totals
   WHERE workspace_id = ws AND billable AND currency IS NOT NULL
-  GROUP BY currency
-),
-approved_bills AS (
+  UNION ALL BY NAME
   SELECT
     currency,
-    sum(total) AS approved,
-    sum(amount_paid) AS paid,
-    sum(remaining) AS outstanding,
-    coalesce(sum(remaining) FILTER (WHERE due_date < today), 0) AS overdue
+    total,
+    amount_paid,
+    remaining,
+    CASE WHEN due_date < today THEN remaining END AS overdue
   FROM team_bill_figures
   WHERE workspace_id = ws AND status = 'APPROVED'
-  GROUP BY currency
-),
-credits AS (
-  SELECT c.currency, sum(c.remaining) AS credit
+  UNION ALL BY NAME
+  SELECT c.currency, c.remaining AS credit
   FROM payee_credits c
   JOIN payees p ON p.workspace_id = c.workspace_id AND p.id = c.payee_id
   WHERE c.workspace_id = ws AND c.deleted_at IS NULL AND p.deleted_at IS NULL
-  GROUP BY c.currency
-),
-listed AS (
-  SELECT currency FROM accrued
-  UNION
-  SELECT currency FROM approved_bills
-  UNION
-  SELECT currency FROM credits
 )
 SELECT
-  l.currency,
-  CAST(coalesce(a.eligible_seconds, 0) AS BIGINT) AS eligible_seconds,
-  a.unbilled_from,
-  a.unbilled_to,
-  CAST(CASE WHEN a.currency IS NULL THEN 0 ELSE a.accrued END AS DECIMAL(38, 4)) AS accrued,
-  CAST(coalesce(b.approved, 0) AS DECIMAL(38, 4)) AS approved,
-  CAST(coalesce(b.paid, 0) AS DECIMAL(38, 4)) AS paid,
-  CAST(coalesce(b.outstanding, 0) AS DECIMAL(38, 4)) AS outstanding,
-  CAST(coalesce(b.overdue, 0) AS DECIMAL(38, 4)) AS overdue,
-  CAST(coalesce(c.credit, 0) AS DECIMAL(38, 4)) AS credit
-FROM listed l
-LEFT JOIN accrued a ON a.currency = l.currency
-LEFT JOIN approved_bills b ON b.currency = l.currency
-LEFT JOIN credits c ON c.currency = l.currency
-ORDER BY l.currency;
+  currency,
+  CAST(coalesce(sum(seconds), 0) AS BIGINT) AS eligible_seconds,
+  min(first_date) AS unbilled_from,
+  max(last_date) AS unbilled_to,
+  -- No unpaid item in the currency: 0. An item without an amount (unknown currency) makes the
+  -- sum NULL, not smaller.
+  CAST(
+    CASE WHEN count(accrued_row) = 0 THEN 0 WHEN sum(unpriced) = 0 THEN sum(amount) END
+    AS DECIMAL(38, 4)
+  ) AS accrued,
+  CAST(coalesce(sum(total), 0) AS DECIMAL(38, 4)) AS approved,
+  CAST(coalesce(sum(amount_paid), 0) AS DECIMAL(38, 4)) AS paid,
+  CAST(coalesce(sum(remaining), 0) AS DECIMAL(38, 4)) AS outstanding,
+  CAST(coalesce(sum(overdue), 0) AS DECIMAL(38, 4)) AS overdue,
+  CAST(coalesce(sum(credit), 0) AS DECIMAL(38, 4)) AS credit
+FROM parts
+GROUP BY currency
+ORDER BY currency;

@@ -1,5 +1,7 @@
--- The derived figures of every live team bill (decisions 7, "Bill amounts"). They are not
--- stored anywhere: the snapshot and the operational store keep lines and allocations only.
+-- The derived figures of live team bills (decisions 7, "Bill amounts"). The snapshot and the
+-- operational store keep lines and allocations only; the sync keeps the table
+-- team_bill_figures equal to team_bill_figures_for(true), refreshing
+-- team_bill_figures_for(false) (the bills in summary_dirty_bills) as they change.
 --   subtotal         = sum of TIME and EXPENSE lines
 --   adjustment_total = sum of ADJUSTMENT lines
 --   total            = subtotal + adjustment_total
@@ -10,15 +12,29 @@
 -- Sums of DECIMAL(18,4) amounts are DECIMAL(38,4): a bill of two lines of 90,000,000,000,000
 -- has a total beyond DECIMAL(18,4), which answered 500 when it was cast back (decisions 9:
 -- exact decimals, never a float).
--- The line sums come from team_bill_line_sums, which the sync keeps equal to
--- team_bill_line_sums_for(true) (millions of lines, summed once as they change).
-CREATE OR REPLACE VIEW team_bill_figures AS
-WITH line_sums AS (FROM team_bill_line_sums),
+CREATE OR REPLACE MACRO team_bill_figures_for(all_bills) AS TABLE
+WITH bills AS (
+  SELECT *
+  FROM team_bills
+  WHERE deleted_at IS NULL
+    AND (all_bills OR id IN (SELECT bill_id FROM summary_dirty_bills))
+),
+line_sums AS (
+  SELECT
+    workspace_id,
+    bill_id,
+    sum(amount) FILTER (WHERE kind IN ('TIME', 'EXPENSE')) AS subtotal,
+    sum(amount) FILTER (WHERE kind = 'ADJUSTMENT') AS adjustment_total
+  FROM team_bill_lines
+  WHERE all_bills OR bill_id IN (SELECT bill_id FROM summary_dirty_bills)
+  GROUP BY workspace_id, bill_id
+),
 recorded_allocations AS (
   SELECT a.workspace_id, a.bill_id, sum(a.amount) AS amount_paid
   FROM team_payment_allocations a
   JOIN team_payments p ON p.workspace_id = a.workspace_id AND p.id = a.payment_id
   WHERE p.status = 'RECORDED' AND p.deleted_at IS NULL
+    AND (all_bills OR a.bill_id IN (SELECT bill_id FROM summary_dirty_bills))
   GROUP BY a.workspace_id, a.bill_id
 ),
 bill_amounts AS (
@@ -33,10 +49,9 @@ bill_amounts AS (
     CAST(coalesce(l.adjustment_total, 0) AS DECIMAL(38, 4)) AS adjustment_total,
     CAST(coalesce(l.subtotal, 0) + coalesce(l.adjustment_total, 0) AS DECIMAL(38, 4)) AS total,
     CAST(coalesce(r.amount_paid, 0) AS DECIMAL(38, 4)) AS amount_paid
-  FROM team_bills b
+  FROM bills b
   LEFT JOIN line_sums l ON l.workspace_id = b.workspace_id AND l.bill_id = b.id
   LEFT JOIN recorded_allocations r ON r.workspace_id = b.workspace_id AND r.bill_id = b.id
-  WHERE b.deleted_at IS NULL
 )
 SELECT
   bill_id,
