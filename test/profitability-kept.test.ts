@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/http/app.ts';
+import { KeptPages } from '../src/reports/profitability/profitability.kept.ts';
 import {
   PeriodReportRefresher,
   refreshStalePeriod,
@@ -70,10 +71,13 @@ function params(range: { from: string; to: string }, page = 1, perPage = 25) {
   return { workspaceId: ws.id, ...range, page, perPage } satisfies ProfitabilityParams;
 }
 
+// Pages of kept reports read lately, as a server keeps them: every test reads through them.
+let pages = new KeptPages();
+
 /** The report of `p`, kept or computed as the read model allows, or computed when `kept` is false. */
 function load(p: ProfitabilityParams, kept = true): Promise<ProfitabilityText> {
   return h.connections.use((connection, plans) =>
-    loadProfitability(connection, plans, p, { kept }),
+    loadProfitability(connection, plans, p, { kept, pages }),
   );
 }
 
@@ -254,7 +258,9 @@ describe('profitability reports kept ready', () => {
     } finally {
       duck.closeSync();
     }
-    // Nobody has asked for November since: a refresh after a commit leaves it computed.
+    // Nobody has asked for November since (as in a server started now, whose memory holds no
+    // page): a refresh after a commit leaves it computed.
+    pages = new KeptPages();
     await h.keepReports('kept');
     expect((await load(params(NOVEMBER))).source).toBe('computed');
 
@@ -316,5 +322,62 @@ describe('profitability reports kept ready', () => {
       duck.closeSync();
     }
     expect((await load(params(DECEMBER_2025))).source).toBe('computed');
+  });
+  it("serves a page read before from memory while its period's version is current", async () => {
+    const october = params(OCTOBER);
+    const first = await expectServedAsComputed(october, 'kept');
+    // The kept texts are gone from the read model, not from memory: the version is unchanged.
+    const duck = await h.readModel.connect();
+    try {
+      await duck.run(
+        `DELETE FROM profitability_period_members WHERE workspace_id = '${ws.id}' AND period_from = '2026-10-01' AND period_to = '2026-10-31' AND user_id IS NULL`,
+      );
+    } finally {
+      duck.closeSync();
+    }
+    const again = await load(october);
+    expect(again.source).toBe('kept');
+    expect(JSON.parse(again.json)).toEqual(first);
+    // Ada's hour of October 2 becomes two: the commit gives October a new version, and the page
+    // in memory no longer serves.
+    await h.pool.query(
+      "UPDATE time_entries SET duration_seconds = 7200 WHERE workspace_id = $1 AND entry_date = '2026-10-02'",
+      [ws.id],
+    );
+    await h.sync();
+    const changed = await expectServedAsComputed(october, 'computed');
+    expect(changed.summary).not.toEqual(first.summary);
+    await keepReady();
+    expect(await expectServedAsComputed(october, 'kept')).toEqual(changed);
+  });
+
+  it('keeps pages in memory up to a number of characters, the least recently used leaving', () => {
+    const small = new KeptPages(4_000);
+    const page = (text: string) => ({
+      baseCurrency: 'EUR',
+      memberTotal: 1,
+      missingRateCount: 0,
+      summary: text,
+      members: [],
+      unallocatedRevenue: [],
+      unreconciledReceipts: [],
+      missingFx: [],
+      fxRates: [],
+    });
+    small.set('a', page('a'.repeat(900)));
+    small.set('b', page('b'.repeat(900)));
+    small.set('c', page('c'.repeat(900)));
+    expect(small.get('a')?.summary).toHaveLength(900); // a is now the most recently used
+    small.set('d', page('d'.repeat(900))); // 3,600 characters: all four fit
+    small.set('e', page('e'.repeat(900))); // b, the least recently used, leaves
+    expect(['a', 'b', 'c', 'd', 'e'].filter((key) => small.get(key) !== undefined)).toEqual([
+      'a',
+      'c',
+      'd',
+      'e',
+    ]);
+    // A page of over a quarter of the capacity is not kept at all.
+    small.set('big', page('x'.repeat(1_001)));
+    expect(small.get('big')).toBeUndefined();
   });
 });

@@ -16,6 +16,7 @@ import type {
   Period,
   PeriodReportRefresher,
 } from '../reports/profitability/profitability.periods.ts';
+import { KeptPages } from '../reports/profitability/profitability.kept.ts';
 import { registerProfitabilityRoute } from '../reports/profitability/profitability.route.ts';
 import { registerTeamPayoutRoutes } from '../reports/team-payouts/team-payouts.route.ts';
 import { loadServerSecret } from '../store/server-secret.ts';
@@ -82,6 +83,8 @@ export interface RouteContext {
   records: RecordCache;
   /** Whether profitability reports may be served from the reports kept ready. */
   keptReports: boolean;
+  /** Pages of kept reports read lately, by the version they were kept for. */
+  keptPages: KeptPages;
   /** A period's report was computed: keep it ready from now on (profitability.periods.ts). */
   requestKept(period: Period): void;
 }
@@ -128,6 +131,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     cursors: new CursorCodec(await loadServerSecret(deps.db, 'list-cursors')),
     records: new RecordCache(deps.status, deps.recordCacheRows),
     keptReports: deps.keptReports ?? true,
+    keptPages: new KeptPages(),
     requestKept(period) {
       deps.periodReports?.request(period);
     },

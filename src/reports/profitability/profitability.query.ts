@@ -2,7 +2,7 @@ import type { DuckDBConnection, DuckDBResultReader } from '@duckdb/node-api';
 import { z } from 'zod';
 import { SqlParams } from '../../http/list/sql-params.ts';
 import { type PlanCache, readDataVersion } from '../../readmodel/plan-cache.ts';
-import { readKeptReport } from './profitability.kept.ts';
+import { type KeptPages, readKeptReport } from './profitability.kept.ts';
 import { wholeMonths, wholeMonthsOf } from './profitability.range.ts';
 
 export interface ProfitabilityParams {
@@ -126,10 +126,10 @@ export async function loadProfitability(
   connection: DuckDBConnection,
   plans: PlanCache,
   params: ProfitabilityParams,
-  options: { kept?: boolean } = {},
+  options: { kept?: boolean; pages?: KeptPages } = {},
 ): Promise<ProfitabilityText> {
   if (options.kept !== false) {
-    const kept = await readKeptReport(connection, params);
+    const kept = await readKeptReport(connection, params, options.pages);
     if (kept !== undefined) {
       return { json: renderReport(kept, params), source: 'kept', memberTotal: kept.memberTotal };
     }

@@ -49,7 +49,10 @@ export function registerProfitabilityRoute(app: FastifyInstance, context: RouteC
       perPage: query.perPage ?? DEFAULT_PER_PAGE,
     };
     const data = await context.read((connection, plans) =>
-      loadProfitability(connection, plans, params, { kept: context.keptReports }),
+      loadProfitability(connection, plans, params, {
+        kept: context.keptReports,
+        pages: context.keptPages,
+      }),
     );
     // A whole month or twelve months (of the team, or of one member who has work in it)
     // computed from the cells: kept ready from now on. A userId with no work is not kept: any
