@@ -64,6 +64,8 @@ beforeAll(async () => {
   for (const w of workspaces) await h.importObject(w.snapshot);
   await h.sync();
   await h.keepReports('all');
+  // As a server's: the sync's commits reach the pages through the read model's status.
+  h.status.onChange(() => pages.committed());
 });
 afterAll(() => h.close());
 
@@ -315,6 +317,7 @@ describe('profitability reports kept ready', () => {
       await duck.run(
         `DELETE FROM profitability_period_versions WHERE workspace_id = '${ws.id}' AND period_from = '2025-12-01' AND period_to = '2025-12-31'`,
       );
+      h.status.committed(h.status.dataAsOf!, 'everything'); // as a first load reports it
       await refreshStalePeriods(duck);
       expect(await kept('profitability_period_reports')).toBe(0n);
       expect(await kept('profitability_period_members')).toBe(0n);
@@ -379,5 +382,51 @@ describe('profitability reports kept ready', () => {
     // A page of over a quarter of the capacity is not kept at all.
     small.set('big', page('x'.repeat(1_001)));
     expect(small.get('big')).toBeUndefined();
+  });
+  it('remembers a version only until the next commit, and not when one came while it was read', () => {
+    const memory = new KeptPages();
+    const before = memory.commitCount;
+    memory.committed(); // a commit lands while the version is read
+    memory.rememberVersion('period', '5', before);
+    expect(memory.version('period')).toBeUndefined();
+    memory.rememberVersion('period', '6', memory.commitCount);
+    expect(memory.version('period')).toBe('6');
+    memory.committed();
+    expect(memory.version('period')).toBeUndefined();
+  });
+  it("answers a server's next request with a commit's change, whatever its memory holds", async () => {
+    const app = await buildApp({
+      db: h.db,
+      readModel: h.readModel,
+      status: h.status,
+      tokenEnv: 'test',
+      tokenIdentities: h.tokenIdentities,
+    });
+    try {
+      const get = async () => {
+        const res = await app.inject({
+          method: 'GET',
+          url: `/api/v1/team-payouts/profitability?from=${OCTOBER.from}&to=${OCTOBER.to}`,
+          headers: { authorization: `Bearer ${ws.token}` },
+        });
+        expect(res.statusCode).toBe(200);
+        return res.body;
+      };
+      const computed = async () => `{"data":${(await load(params(OCTOBER), false)).json}}`;
+      await keepReady();
+      const before = await get();
+      expect(await get()).toBe(before); // from the server's memory
+      expect(before).toBe(await computed());
+      await h.pool.query(
+        "UPDATE time_entries SET duration_seconds = 900 WHERE workspace_id = $1 AND entry_date = '2026-10-02'",
+        [ws.id],
+      );
+      await h.sync();
+      const after = await get();
+      expect(after).not.toBe(before);
+      expect(after).toBe(await computed());
+    } finally {
+      await app.close();
+    }
   });
 });
