@@ -83,6 +83,18 @@ function load(p: ProfitabilityParams, kept = true): Promise<ProfitabilityText> {
   );
 }
 
+/** The API as a server builds it on the harness's stores, with pages of its own in memory. */
+function serverApp(periodReports?: PeriodReportRefresher) {
+  return buildApp({
+    db: h.db,
+    readModel: h.readModel,
+    status: h.status,
+    tokenEnv: 'test',
+    tokenIdentities: h.tokenIdentities,
+    ...(periodReports ? { periodReports } : {}),
+  });
+}
+
 /** Refreshes every stale period that has a kept report, as the server does after a commit. */
 async function keepReady(): Promise<void> {
   await h.keepReports('kept');
@@ -267,14 +279,7 @@ describe('profitability reports kept ready', () => {
     expect((await load(params(NOVEMBER))).source).toBe('computed');
 
     const refresher = new PeriodReportRefresher(h.readModel);
-    const app = await buildApp({
-      db: h.db,
-      readModel: h.readModel,
-      status: h.status,
-      tokenEnv: 'test',
-      tokenIdentities: h.tokenIdentities,
-      periodReports: refresher,
-    });
+    const app = await serverApp(refresher);
     try {
       const get = (more = '') =>
         app.inject({
@@ -326,6 +331,7 @@ describe('profitability reports kept ready', () => {
     }
     expect((await load(params(DECEMBER_2025))).source).toBe('computed');
   });
+
   it("serves a page read before from memory while its period's version is current", async () => {
     const october = params(OCTOBER);
     const first = await expectServedAsComputed(october, 'kept');
@@ -383,6 +389,7 @@ describe('profitability reports kept ready', () => {
     small.set('big', page('x'.repeat(1_001)));
     expect(small.get('big')).toBeUndefined();
   });
+
   it('remembers a version only until the next commit, and not when one came while it was read', () => {
     const memory = new KeptPages();
     const before = memory.commitCount;
@@ -394,14 +401,9 @@ describe('profitability reports kept ready', () => {
     memory.committed();
     expect(memory.version('period')).toBeUndefined();
   });
+
   it("answers a server's next request with a commit's change, whatever its memory holds", async () => {
-    const app = await buildApp({
-      db: h.db,
-      readModel: h.readModel,
-      status: h.status,
-      tokenEnv: 'test',
-      tokenIdentities: h.tokenIdentities,
-    });
+    const app = await serverApp();
     try {
       const get = async () => {
         const res = await app.inject({
