@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/http/app.ts';
+import { ReadModelStatus } from '../src/readmodel/read-model-status.ts';
 import { KeptPages } from '../src/reports/profitability/profitability.kept.ts';
 import {
   PeriodReportRefresher,
@@ -64,8 +65,7 @@ beforeAll(async () => {
   for (const w of workspaces) await h.importObject(w.snapshot);
   await h.sync();
   await h.keepReports('all');
-  // As a server's: the sync's commits reach the pages through the read model's status.
-  h.status.onChange(() => pages.committed());
+  pages = new KeptPages(h.status);
 });
 afterAll(() => h.close());
 
@@ -73,8 +73,9 @@ function params(range: { from: string; to: string }, page = 1, perPage = 25) {
   return { workspaceId: ws.id, ...range, page, perPage } satisfies ProfitabilityParams;
 }
 
-// Pages of kept reports read lately, as a server keeps them: every test reads through them.
-let pages = new KeptPages();
+// Pages of kept reports read lately, as a server keeps them (current with the harness's
+// commits): every test reads through them.
+let pages: KeptPages;
 
 /** The report of `p`, kept or computed as the read model allows, or computed when `kept` is false. */
 function load(p: ProfitabilityParams, kept = true): Promise<ProfitabilityText> {
@@ -274,7 +275,7 @@ describe('profitability reports kept ready', () => {
     }
     // Nobody has asked for November since (as in a server started now, whose memory holds no
     // page): a refresh after a commit leaves it computed.
-    pages = new KeptPages();
+    pages = new KeptPages(h.status);
     await h.keepReports('kept');
     expect((await load(params(NOVEMBER))).source).toBe('computed');
 
@@ -361,7 +362,7 @@ describe('profitability reports kept ready', () => {
   });
 
   it('keeps pages in memory up to a number of characters, the least recently used leaving', () => {
-    const small = new KeptPages(4_000);
+    const small = new KeptPages(new ReadModelStatus(), 4_000);
     const page = (text: string) => ({
       baseCurrency: 'EUR',
       memberTotal: 1,
@@ -391,14 +392,15 @@ describe('profitability reports kept ready', () => {
   });
 
   it('remembers a version only until the next commit, and not when one came while it was read', () => {
-    const memory = new KeptPages();
+    const status = new ReadModelStatus();
+    const memory = new KeptPages(status);
     const before = memory.commitCount;
-    memory.committed(); // a commit lands while the version is read
+    status.committed(new Date(), 'everything'); // a commit lands while the version is read
     memory.rememberVersion('period', '5', before);
     expect(memory.version('period')).toBeUndefined();
     memory.rememberVersion('period', '6', memory.commitCount);
     expect(memory.version('period')).toBe('6');
-    memory.committed();
+    status.committed(new Date(), new Map([['time_entries', null]]));
     expect(memory.version('period')).toBeUndefined();
   });
 

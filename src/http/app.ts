@@ -125,15 +125,13 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   });
 
   const connections = deps.connections ?? new ConnectionPool(deps.readModel);
-  const keptPages = new KeptPages();
-  deps.status.onChange(() => keptPages.committed());
   app.addHook('onClose', async () => connections.close());
   const context: RouteContext = {
     db: deps.db,
     cursors: new CursorCodec(await loadServerSecret(deps.db, 'list-cursors')),
     records: new RecordCache(deps.status, deps.recordCacheRows),
     keptReports: deps.keptReports ?? true,
-    keptPages,
+    keptPages: new KeptPages(deps.status),
     requestKept(period) {
       deps.periodReports?.request(period);
     },
