@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { currencyKey } from '../src/reports/team-payouts/unpaid-time.ts';
 import { createHarness, type Harness } from './support/harness.ts';
 import {
   ids,
@@ -122,6 +123,40 @@ describe('team-payout lists over HTTP', () => {
       }),
     ]);
     expect((await get('/unpaid-time?scope=some')).body.error.code).toBe('validation_failed');
+  });
+
+  it('filters unpaid time by currency, in any case; a code of another form matches nothing', async () => {
+    const entries = async (query: string) =>
+      ((await get(`/unpaid-time?scope=all&${query}`)).body.data as Body[]).map(
+        (i) => i.timeEntryId as string,
+      );
+    expect(await entries('currency=EUR')).toEqual([ids.entry2]);
+    expect(await entries('currency=eur')).toEqual([ids.entry2]);
+    for (const other of ['USD', 'EUS', 'FUR', 'EURO', 'E1R'])
+      expect(await entries(`currency=${other}`)).toEqual([]);
+  });
+
+  it('keys currencies in SQL as currencyKey does: one key per three-capital code, -1 for other text', async () => {
+    const duck = await h.readModel.connect();
+    try {
+      const reader = await duck.runAndReadAll(`
+        WITH letter AS (SELECT chr(65 + CAST(i AS INTEGER)) AS l FROM range(26) t(i)),
+        codes AS (
+          SELECT a.l || b.l || c.l AS code FROM letter a, letter b, letter c
+          UNION ALL
+          SELECT * FROM (VALUES ('EURO'), ('eur'), ('E1R'), ('EU'), (''), ('ÉUR'), ('EUR '), ('@UR'))
+        )
+        SELECT code, CAST(currency_key(code) AS INTEGER) AS key FROM codes`);
+      const rows = reader.getRowObjectsJS() as { code: string; key: number }[];
+      expect(rows).toHaveLength(26 ** 3 + 8);
+      const sqlKeys = new Map(rows.map((r) => [r.code, r.key]));
+      for (const [code, key] of sqlKeys) expect(key, code).toBe(currencyKey(code) ?? -1);
+      const keys = rows.filter((r) => r.key >= 0).map((r) => r.key);
+      expect(new Set(keys).size).toBe(26 ** 3);
+      expect(Math.max(...keys)).toBe(26 ** 3 - 1);
+    } finally {
+      duck.closeSync();
+    }
   });
 
   it('hides drafts from Studio, answers 402 for status=DRAFT there, and keeps payees Agency-only', async () => {

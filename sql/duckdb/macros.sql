@@ -144,6 +144,19 @@ CREATE OR REPLACE MACRO e4_percent(part_e4, whole_e4) AS
     AS DECIMAL(38, 2)
   );
 
+-- A currency code as a SMALLINT, for filters that compare many rows: three capital letters
+-- A-Z are read as a number in base 26 (AAA = 0 ... ZZZ = 17575, one key per code), any other
+-- text is -1 and NULL stays NULL. Comparing this key is 15 ms cheaper than comparing the
+-- VARCHAR over the 2.2M payable entries of the 10M-entry workspace (docs/summaries.md).
+-- currencyKey in src/reports/team-payouts/unpaid-time.ts computes the same key.
+CREATE OR REPLACE MACRO currency_key(code) AS
+  CASE
+    WHEN code IS NULL THEN NULL
+    WHEN regexp_full_match(code, '[A-Z]{3}') THEN CAST(
+      (ascii(code[1]) - 65) * 676 + (ascii(code[2]) - 65) * 26 + (ascii(code[3]) - 65) AS SMALLINT)
+    ELSE CAST(-1 AS SMALLINT)
+  END;
+
 -- The first day of the month of `d` (the key of the profitability month cells).
 CREATE OR REPLACE MACRO entry_month(d) AS CAST(date_trunc('month', d) AS DATE);
 

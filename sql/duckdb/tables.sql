@@ -468,6 +468,7 @@ CREATE TABLE IF NOT EXISTS payee_entry_pay (
   rate_effective_from DATE,
   hourly_rate DECIMAL(18, 4),
   rate_currency VARCHAR,
+  rate_currency_key SMALLINT,
   on_or_after_start BOOLEAN,
   on_approved_bill BOOLEAN,
   is_payable BOOLEAN

@@ -58,6 +58,7 @@ flagged AS (
     r.effective_from AS rate_effective_from,
     r.hourly_rate,
     r.currency AS rate_currency,
+    currency_key(r.currency) AS rate_currency_key,
     (pe.payee_start_date IS NULL OR pe.entry_date >= pe.payee_start_date) AS on_or_after_start,
     (a.time_entry_id IS NOT NULL) AS on_approved_bill
   FROM payee_entries pe

