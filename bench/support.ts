@@ -3,6 +3,7 @@
 import { createWriteStream } from 'node:fs';
 import { chmod, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { PerformanceObserver } from 'node:perf_hooks';
 import type pg from 'pg';
 import { generateWorkspace, type GenerateOptions } from '../src/snapshot/generate.ts';
 import { importSnapshot } from '../src/snapshot/import.ts';
@@ -113,4 +114,74 @@ export function percentile(sorted: number[], p: number): number {
 
 export function peakRssMb(): number {
   return process.resourceUsage().maxRSS / 1024;
+}
+
+/** p50 and p99 of a run of requests, and what happened during the slowest of them. */
+export interface Timing {
+  p50: number;
+  p99: number;
+  /**
+   * The requests at and above the p99, slowest first, each with the CPU time this process
+   * spent during it (all its threads: JavaScript, DuckDB's, libuv's) and the time V8's
+   * garbage collector paused JavaScript in it. Wall time far above CPU time is time waiting:
+   * for the machine (a 2-core VM's stalls), the disk or another process; not for our code.
+   */
+  slowest: { ms: number; cpuMs: number; gcMs: number }[];
+}
+
+/**
+ * Times `runs` calls of `run`, one after another, after `warmUp` untimed ones; also records
+ * each call's CPU time and the garbage collections in it (Timing.slowest).
+ */
+export async function timeRuns(
+  runs: number,
+  run: () => Promise<unknown>,
+  warmUp = 1,
+): Promise<Timing> {
+  for (let i = 0; i < warmUp; i++) await run();
+  const gcs: { start: number; end: number }[] = [];
+  const observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries())
+      gcs.push({ start: e.startTime, end: e.startTime + e.duration });
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  const samples: { start: number; ms: number; cpuMs: number }[] = [];
+  try {
+    for (let i = 0; i < runs; i++) {
+      const cpu = process.cpuUsage();
+      const start = performance.now();
+      await run();
+      const ms = performance.now() - start;
+      const used = process.cpuUsage(cpu);
+      samples.push({ start, ms, cpuMs: (used.user + used.system) / 1000 });
+    }
+    // The observer is told of the last collections asynchronously.
+    await new Promise((resolve) => setImmediate(resolve));
+    for (const e of observer.takeRecords())
+      gcs.push({ start: e.startTime, end: e.startTime + e.duration });
+  } finally {
+    observer.disconnect();
+  }
+  const sorted = samples.map((s) => s.ms).sort((a, b) => a - b);
+  const p99 = percentile(sorted, 99);
+  const gcIn = (s: { start: number; ms: number }) =>
+    gcs.reduce(
+      (sum, g) => sum + Math.max(0, Math.min(g.end, s.start + s.ms) - Math.max(g.start, s.start)),
+      0,
+    );
+  return {
+    p50: percentile(sorted, 50),
+    p99,
+    slowest: samples
+      .filter((s) => s.ms >= p99)
+      .sort((a, b) => b.ms - a.ms)
+      .map((s) => ({ ms: s.ms, cpuMs: s.cpuMs, gcMs: gcIn(s) })),
+  };
+}
+
+/** Timing.slowest as one line: "486.8 ms (CPU 31.2, GC 0.0), 120.1 ms (...)". */
+export function slowestText(timing: Timing): string {
+  return timing.slowest
+    .map((s) => `${s.ms.toFixed(1)} ms (CPU ${s.cpuMs.toFixed(1)}, GC ${s.gcMs.toFixed(1)})`)
+    .join(', ');
 }

@@ -19,7 +19,7 @@ import { refreshStalePeriod } from '../src/reports/profitability/profitability.p
 import { monthOf } from '../src/reports/profitability/profitability.range.ts';
 import { todayIn } from '../src/time/calendar.ts';
 import { pgPayoutSummary, pgProfitability, pgUnpaidTimeFirstPage } from './pg-reports.ts';
-import { benchStore, keptReadModel, log, percentile } from './support.ts';
+import { benchStore, keptReadModel, log, slowestText, timeRuns } from './support.ts';
 
 const iterations = Number(process.argv[2] ?? 200);
 const pgIterations = Number(process.argv[3] ?? 2);
@@ -129,17 +129,6 @@ try {
     },
   ];
 
-  const time = async (runs: number, run: () => Promise<unknown>, warmUp = true) => {
-    if (warmUp) await run();
-    const samples: number[] = [];
-    for (let i = 0; i < runs; i++) {
-      const t = performance.now();
-      await run();
-      samples.push(performance.now() - t);
-    }
-    samples.sort((a, b) => a - b);
-    return { p50: percentile(samples, 50), p99: percentile(samples, 99) };
-  };
   log(`workspace ${ws}: month ${monthFrom}..${monthTo}, year ${yearFrom}..${monthTo}`);
   // As a server does once a request computed them: the month's and the year's reports, of the
   // team and of one member, kept ready (docs/summaries.md, "Reports kept ready"), each timed.
@@ -176,10 +165,10 @@ try {
       });
       if (res.statusCode !== 200) throw new Error(`${c.url}: ${res.statusCode} ${res.body}`);
     };
-    const api = await time(iterations, request(app));
-    const computed = c.computed ? await time(iterations, request(computedApp)) : undefined;
+    const api = await timeRuns(iterations, request(app));
+    const computed = c.computed ? await timeRuns(iterations, request(computedApp)) : undefined;
     const first = c.computed
-      ? await time(iterations, async () => {
+      ? await timeRuns(iterations, async () => {
           connections.clearPlans();
           await request(computedApp)();
         })
@@ -190,7 +179,7 @@ try {
   const pair = (t: { p50: number; p99: number } | undefined) =>
     t ? ` ${`${t.p50.toFixed(1)} / ${t.p99.toFixed(1)}`.padStart(17)}` : '';
   for (const { c, api, computed, first } of measured) {
-    const pg = await time(pgIterations, c.pg, false);
+    const pg = await timeRuns(pgIterations, c.pg, 0);
     const ratio = pg.p50 / api.p50;
     const met = api.p99 < 100 && ratio >= 50;
     allMet &&= met;
@@ -201,6 +190,8 @@ try {
   console.log(
     `every report p99 < 100 ms and >= 50x PostgreSQL: ${allMet ? 'met' : 'NOT met'} (ms; API ${iterations} requests, PostgreSQL ${pgIterations} runs each)`,
   );
+  console.log('the API requests at and above the p99, with the CPU time and GC pauses in them:');
+  for (const { c, api } of measured) console.log(`  ${c.name}: ${slowestText(api)}`);
   console.log(
     "computed: the same request computed from the cells (its kept report stale), with the statement's plan kept; first: with no plan kept, as the first request after a sync commit (not the goal's figures)",
   );
