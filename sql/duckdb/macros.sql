@@ -146,8 +146,9 @@ CREATE OR REPLACE MACRO e4_percent(part_e4, whole_e4) AS
 
 -- A currency code as a SMALLINT, for filters that compare many rows: three capital letters
 -- A-Z are read as a number in base 26 (AAA = 0 ... ZZZ = 17575, one key per code), any other
--- text is -1 and NULL stays NULL. Comparing this key is 15 ms cheaper than comparing the
--- VARCHAR over the 2.2M payable entries of the 10M-entry workspace (docs/summaries.md).
+-- text is -1 and NULL stays NULL. Unpaid time's first page filtered on this key took 31 ms
+-- against 44 comparing the VARCHAR, over the 2.2M payable entries of the 10M-entry workspace
+-- (docs/summaries.md).
 -- currencyKey in src/reports/team-payouts/unpaid-time.ts computes the same key.
 CREATE OR REPLACE MACRO currency_key(code) AS
   CASE

@@ -27,10 +27,10 @@ export function isKeptPeriod(params: ProfitabilityParams): boolean {
  *
  * The periods' current versions are remembered too, until the next read-model commit: the
  * sync gives versions only in its commits, and reports each through `status` before anyone
- * waiting for it is released (as the record cache relies on). A page found in memory under a remembered version costs no statement
- * (one member's month on the 10M-entry workspace: 10.6 ms p50 reading the texts, 2.6 reading
- * the version, 0.8 with neither). The least recently used pages leave beyond `capacity`
- * characters.
+ * waiting for it is released (as the record cache relies on). A page found in memory under a
+ * remembered version costs no statement (one member's month on the 10M-entry workspace:
+ * 10.6 ms p50 reading the texts, 2.6 reading the version, 0.8 with neither). The least
+ * recently used pages leave beyond `capacity` characters.
  */
 export class KeptPages {
   private readonly pages = new Map<string, { parts: ReportParts; size: number }>();
