@@ -96,6 +96,20 @@ function serverApp(periodReports?: PeriodReportRefresher) {
   });
 }
 
+/** Deletes the kept reports of `range`, as if nobody had asked for it. */
+async function forgetKept(range: { from: string; to: string }): Promise<void> {
+  const duck = await h.readModel.connect();
+  try {
+    for (const table of ['profitability_period_reports', 'profitability_period_members']) {
+      await duck.run(
+        `DELETE FROM ${table} WHERE workspace_id = '${ws.id}' AND period_from = '${range.from}' AND period_to = '${range.to}'`,
+      );
+    }
+  } finally {
+    duck.closeSync();
+  }
+}
+
 /** Refreshes every stale period that has a kept report, as the server does after a commit. */
 async function keepReady(): Promise<void> {
   await h.keepReports('kept');
@@ -111,6 +125,7 @@ async function expectServedAsComputed(p: ProfitabilityParams, source: 'kept' | '
 }
 
 interface Report {
+  baseCurrency: string;
   memberTotal: number;
   summary: { billedNet: string; estimatedCost: string };
   members: { name: string; projects: { projectName: string }[] }[];
@@ -238,6 +253,42 @@ describe('profitability reports kept ready', () => {
     }
   });
 
+  it('computes every period of a workspace whose base currency or FX rate changed, one with no work too', async () => {
+    // A month the sync versions while an entry is in it, kept ready once the entry has left.
+    const MARCH_2027 = { from: '2027-03-01', to: '2027-03-31' };
+    await h.pool.query("UPDATE time_entries SET entry_date = '2027-03-10' WHERE id = $1", [moved]);
+    await h.sync();
+    await h.pool.query("UPDATE time_entries SET entry_date = '2026-10-20' WHERE id = $1", [moved]);
+    await h.sync();
+    expect(await h.keepReports({ workspaceId: ws.id, ...MARCH_2027 })).toBe(1);
+    await keepReady();
+    expect((await expectServedAsComputed(params(MARCH_2027), 'kept')).members).toEqual([]);
+    for (const currency of ['USD', 'EUR']) {
+      await h.pool.query('UPDATE workspaces SET base_currency = $1 WHERE id = $2', [
+        currency,
+        ws.id,
+      ]);
+      await h.sync();
+      for (const range of [MARCH_2027, OCTOBER, YEAR_2025])
+        await expectServedAsComputed(params(range), 'computed');
+      await keepReady();
+      expect((await expectServedAsComputed(params(MARCH_2027), 'kept')).baseCurrency).toBe(
+        currency,
+      );
+    }
+    // A rate converts any period's amounts: a change computes March 2027 too, until kept again.
+    for (const rate of ['0.8', '0.9']) {
+      await h.pool.query('UPDATE fx_rates SET rate = $1 WHERE workspace_id = $2', [rate, ws.id]);
+      await h.sync();
+      await expectServedAsComputed(params(MARCH_2027), 'computed');
+      await keepReady();
+      await expectServedAsComputed(params(MARCH_2027), 'kept');
+    }
+    // Back to the workspace's own currency (EUR, the loop's last) and rate; March 2027 is kept
+    // no more.
+    await forgetKept(MARCH_2027);
+  });
+
   it('never serves a report computed before a commit that landed while it was written', async () => {
     await h.pool.query("UPDATE projects SET name = 'Audit' WHERE id = $1", [audit]);
     await h.sync();
@@ -263,16 +314,7 @@ describe('profitability reports kept ready', () => {
   });
 
   it('keeps a period ready once a request computed its report', async () => {
-    const duck = await h.readModel.connect();
-    try {
-      for (const table of ['profitability_period_reports', 'profitability_period_members']) {
-        await duck.run(
-          `DELETE FROM ${table} WHERE workspace_id = '${ws.id}' AND period_from = '2026-11-01' AND period_to = '2026-11-30'`,
-        );
-      }
-    } finally {
-      duck.closeSync();
-    }
+    await forgetKept(NOVEMBER);
     // Nobody has asked for November since (as in a server started now, whose memory holds no
     // page): a refresh after a commit leaves it computed.
     pages = new KeptPages(h.status);

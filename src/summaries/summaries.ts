@@ -123,6 +123,11 @@ const cellsOfWorkspaces = (workspaceIds: string) =>
   `SELECT DISTINCT workspace_id, entry_month(entry_date), user_id, project_id FROM time_entries
    WHERE workspace_id IN (${workspaceIds})`;
 
+/** Every versioned period of the workspaces `workspaceIds` selects. */
+const periodsOf = (workspaceIds: string) =>
+  `SELECT workspace_id, period_from, period_to FROM profitability_period_versions
+   WHERE workspace_id IN (${workspaceIds})`;
+
 interface Stale {
   /** Bills whose figures (team_bill_figures) are stale. */
   bills?: (source: string) => string;
@@ -209,9 +214,11 @@ const STALE: Record<string, Stale> = {
     cells: (source) => cellsOfEntries(entriesOfInvoices(invoicesOfLines(source))),
     months: (source) => monthsOfInvoices(invoicesOfLines(source)),
   },
+  // A rate converts any period's amounts: its invoices' too, in a period with no work.
   fx_rates: {
     cells: (source) =>
       cellsOfWorkspaces(`SELECT workspace_id FROM fx_rates WHERE id IN (${ids(source)})`),
+    workspaces: (source) => `SELECT workspace_id FROM fx_rates WHERE id IN (${ids(source)})`,
   },
   // The kept reports show project names and, for a member without a payee, the user's name.
   projects: {
@@ -223,14 +230,13 @@ const STALE: Record<string, Stale> = {
 };
 
 /**
- * A workspace whose base currency a change file changes (or deletes): every amount's
- * conversion changes. Read before the file is applied, comparing the old row with the new.
+ * The workspaces whose base currency a change file changes (or deletes): every amount's
+ * conversion changes, and every kept report shows the base currency, a period with no work in
+ * it too. Read before the file is applied, comparing the old row with the new.
  */
 const workspacesRebased = (source: string) =>
-  cellsOfWorkspaces(
-    `SELECT w.id FROM workspaces w JOIN ${source} s ON w.id = CAST(s.id AS UUID)
-     WHERE s.base_currency IS DISTINCT FROM w.base_currency`,
-  );
+  `SELECT w.id FROM workspaces w JOIN ${source} s ON w.id = CAST(s.id AS UUID)
+   WHERE s.base_currency IS DISTINCT FROM w.base_currency`;
 
 /**
  * The summaries' share of one sync batch flush (ChangeBatch.flush), like the search index's:
@@ -244,7 +250,10 @@ export class SummaryUpdate {
   async beforeApply(duck: DuckDBConnection, table: string, source: string): Promise<void> {
     if (table === 'workspaces') {
       this.touched = true;
-      await duck.run(`INSERT INTO summary_dirty_cells ${workspacesRebased(source)}`);
+      await duck.run(
+        `INSERT INTO summary_dirty_cells ${cellsOfWorkspaces(workspacesRebased(source))}`,
+      );
+      await duck.run(`INSERT INTO summary_dirty_periods ${periodsOf(workspacesRebased(source))}`);
     }
     await this.collect(duck, table, source);
   }
@@ -277,11 +286,7 @@ export class SummaryUpdate {
     if (stale.cells) await duck.run(`INSERT INTO summary_dirty_cells ${stale.cells(source)}`);
     if (stale.months) await duck.run(`INSERT INTO summary_dirty_months ${stale.months(source)}`);
     if (stale.workspaces) {
-      await duck.run(
-        `INSERT INTO summary_dirty_periods
-         SELECT workspace_id, period_from, period_to FROM profitability_period_versions
-         WHERE workspace_id IN (${stale.workspaces(source)})`,
-      );
+      await duck.run(`INSERT INTO summary_dirty_periods ${periodsOf(stale.workspaces(source))}`);
     }
   }
 }
