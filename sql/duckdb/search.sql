@@ -89,12 +89,12 @@ CREATE OR REPLACE MACRO search_ascii_form(word) AS
 -- joins after the filter), and by workspace too, which skips other workspaces' row groups.
 CREATE OR REPLACE MACRO search_fields(touched_only) AS TABLE
 WITH touched AS (SELECT * FROM search_touched WHERE touched_only)
-SELECT 'client' AS entity, workspace_id, id AS record_id, true AS primary_field, name AS text
+SELECT CAST('client' AS search_entity) AS entity, workspace_id, id AS record_id, true AS primary_field, name AS text
 FROM clients
 WHERE NOT touched_only
   OR (workspace_id IN (SELECT workspace_id FROM touched) AND id IN (SELECT record_id FROM touched WHERE entity = 'client'))
 UNION ALL
-SELECT 'client', workspace_id, id, false,
+SELECT CAST('client' AS search_entity), workspace_id, id, false,
   concat_ws(' ', contact_name, email, billing_email, phone, website, tax_number, notes,
     billing_address, billing_line1, billing_line2, billing_city, billing_region,
     billing_postal_code, billing_country)
@@ -102,35 +102,35 @@ FROM clients
 WHERE NOT touched_only
   OR (workspace_id IN (SELECT workspace_id FROM touched) AND id IN (SELECT record_id FROM touched WHERE entity = 'client'))
 UNION ALL
-SELECT 'project', workspace_id, id, true, name
+SELECT CAST('project' AS search_entity), workspace_id, id, true, name
 FROM projects
 WHERE NOT touched_only
   OR (workspace_id IN (SELECT workspace_id FROM touched) AND id IN (SELECT record_id FROM touched WHERE entity = 'project'))
 UNION ALL
-SELECT 'project', p.workspace_id, p.id, false,
+SELECT CAST('project' AS search_entity), p.workspace_id, p.id, false,
   concat_ws(' ', p.description, (SELECT c.name FROM clients c WHERE c.id = p.client_id))
 FROM projects p
 WHERE NOT touched_only
   OR (p.workspace_id IN (SELECT workspace_id FROM touched) AND p.id IN (SELECT record_id FROM touched WHERE entity = 'project'))
 UNION ALL
-SELECT 'project', pm.workspace_id, pm.project_id, false,
+SELECT CAST('project' AS search_entity), pm.workspace_id, pm.project_id, false,
   (SELECT u.name FROM users u WHERE u.workspace_id = pm.workspace_id AND u.id = pm.user_id)
 FROM project_members pm
 WHERE NOT touched_only
   OR (pm.workspace_id IN (SELECT workspace_id FROM touched) AND pm.project_id IN (SELECT record_id FROM touched WHERE entity = 'project'))
 UNION ALL
-SELECT 'invoice', workspace_id, id, true, number
+SELECT CAST('invoice' AS search_entity), workspace_id, id, true, number
 FROM invoices
 WHERE NOT touched_only
   OR (workspace_id IN (SELECT workspace_id FROM touched) AND id IN (SELECT record_id FROM touched WHERE entity = 'invoice'))
 UNION ALL
-SELECT 'invoice', i.workspace_id, i.id, false,
+SELECT CAST('invoice' AS search_entity), i.workspace_id, i.id, false,
   concat_ws(' ', i.bill_to_name, i.po_number, i.notes, (SELECT c.name FROM clients c WHERE c.id = i.client_id))
 FROM invoices i
 WHERE NOT touched_only
   OR (i.workspace_id IN (SELECT workspace_id FROM touched) AND i.id IN (SELECT record_id FROM touched WHERE entity = 'invoice'))
 UNION ALL
-SELECT 'invoice', workspace_id, invoice_id, false, unnest([description, subtitle, detail, group_label])
+SELECT CAST('invoice' AS search_entity), workspace_id, invoice_id, false, unnest([description, subtitle, detail, group_label])
 FROM invoice_lines
 WHERE NOT touched_only
   OR (workspace_id IN (SELECT workspace_id FROM touched) AND invoice_id IN (SELECT record_id FROM touched WHERE entity = 'invoice'));

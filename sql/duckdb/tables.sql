@@ -377,11 +377,16 @@ CREATE TABLE IF NOT EXISTS currencies (
 -- transaction as the rows it summarises. A full build writes it sorted (word ids follow entity,
 -- workspace and word), so a search's filters skip the row groups that cannot match.
 
+-- The entities searched, as an ENUM: a scan's `entity = 'client'` compares a byte, not a text
+-- (one vocabulary scan 3.4 ms instead of 4.8, docs/search.md). Kept when the tables are made
+-- anew (IF NOT EXISTS): give a changed list a new type name.
+CREATE TYPE IF NOT EXISTS search_entity AS ENUM ('client', 'project', 'invoice');
+
 -- One row per distinct word of one entity's records in one workspace and one field class
 -- (the primary field, or the others), with the columns the matching filters on.
 CREATE TABLE IF NOT EXISTS search_vocabulary (
   word_id BIGINT NOT NULL,
-  entity VARCHAR NOT NULL,
+  entity search_entity NOT NULL,
   workspace_id UUID NOT NULL,
   word VARCHAR NOT NULL,
   primary_field BOOLEAN NOT NULL,
@@ -405,7 +410,7 @@ CREATE TABLE IF NOT EXISTS search_postings (
 
 -- The word ids of each record, to find its postings when the record changes.
 CREATE TABLE IF NOT EXISTS search_documents (
-  entity VARCHAR NOT NULL,
+  entity search_entity NOT NULL,
   workspace_id UUID NOT NULL,
   record_id UUID NOT NULL,
   word_ids BIGINT[] NOT NULL
@@ -414,7 +419,7 @@ CREATE TABLE IF NOT EXISTS search_documents (
 -- The records a sync batch refreshes (workspace_id NULL for a record already deleted);
 -- filled and emptied inside that batch's transaction.
 CREATE TABLE IF NOT EXISTS search_touched (
-  entity VARCHAR NOT NULL,
+  entity search_entity NOT NULL,
   workspace_id UUID,
   record_id UUID NOT NULL
 );
