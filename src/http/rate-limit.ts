@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { FastifyReply } from 'fastify';
 import { rateLimited } from './errors.ts';
+import { LruMap } from '../lru-map.ts';
 
 export interface RateLimitOptions {
   /** Sustained requests per second per token: the rate its bucket refills at. */
@@ -46,7 +47,7 @@ export class TokenBucketLimiter {
   readonly #now: () => number;
   readonly #refillMs: number;
   /** In least recently used order: a bucket is moved to the end on every use. */
-  readonly #buckets = new Map<string, Bucket>();
+  readonly #buckets: LruMap<string, Bucket>;
 
   constructor(options: Partial<RateLimitOptions> = {}) {
     this.perSecond = options.perSecond ?? DEFAULT_RATE_LIMIT.perSecond;
@@ -60,6 +61,7 @@ export class TokenBucketLimiter {
     if (!(Number.isInteger(this.maxBuckets) && this.maxBuckets >= 1))
       throw new RangeError('The rate limiter must keep at least one bucket');
     this.#refillMs = (this.burst / this.perSecond) * 1000;
+    this.#buckets = new LruMap(this.maxBuckets);
   }
 
   /** Buckets held now (for tests of the memory bound). */
@@ -71,7 +73,7 @@ export class TokenBucketLimiter {
   take(key: string): RateLimitDecision {
     const now = this.#now();
     this.#dropFullBuckets(now);
-    const bucket = this.#buckets.get(key);
+    const bucket = this.#buckets.peek(key);
     let tokens =
       bucket === undefined
         ? this.burst
@@ -81,12 +83,7 @@ export class TokenBucketLimiter {
           );
     const allowed = tokens >= 1;
     if (allowed) tokens -= 1;
-    this.#buckets.delete(key);
     this.#buckets.set(key, { tokens, at: now });
-    if (this.#buckets.size > this.maxBuckets) {
-      const oldest = this.#buckets.keys().next();
-      if (oldest.done !== true) this.#buckets.delete(oldest.value);
-    }
     return {
       allowed,
       limit: this.burst,
@@ -97,7 +94,7 @@ export class TokenBucketLimiter {
 
   /** Oldest first, so the walk stops at the first bucket still refilling. */
   #dropFullBuckets(now: number): void {
-    for (const [key, bucket] of this.#buckets) {
+    for (const [key, bucket] of this.#buckets.entries()) {
       if (now - bucket.at < this.#refillMs) return;
       this.#buckets.delete(key);
     }

@@ -3,6 +3,7 @@ import type {
   DuckDBPreparedStatement,
   DuckDBResultReader,
 } from '@duckdb/node-api';
+import { LruMap } from '../lru-map.ts';
 
 /** How many statements a cache planned, and how many runs reused a plan. */
 export interface PlanCounts {
@@ -34,14 +35,16 @@ export interface PlanCounts {
  */
 export class PlanCache {
   private version: string | undefined;
-  private readonly plans = new Map<string, DuckDBPreparedStatement>();
+  private readonly plans: LruMap<string, DuckDBPreparedStatement>;
 
   constructor(
     private readonly connection: DuckDBConnection,
     /** Plans made and plans reused, added to (shared by a pool's connections). */
     readonly counts: PlanCounts = { planned: 0, reused: 0 },
-    private readonly capacity = 2,
-  ) {}
+    capacity = 2,
+  ) {
+    this.plans = new LruMap(capacity, { onEvict: (_, plan) => plan.destroySync() });
+  }
 
   /**
    * Runs `sql` (no parameters) in the connection's open transaction, whose data version
@@ -65,20 +68,12 @@ export class PlanCache {
     }
     const kept = this.plans.get(sql);
     if (kept) {
-      // Most recently used last: Map keeps insertion order.
-      this.plans.delete(sql);
-      this.plans.set(sql, kept);
       this.counts.reused++;
       return kept;
     }
     const plan = await this.connection.prepare(sql);
     this.plans.set(sql, plan);
     this.counts.planned++;
-    for (const [oldest, old] of this.plans) {
-      if (this.plans.size <= this.capacity) break;
-      this.plans.delete(oldest);
-      old.destroySync();
-    }
     return plan;
   }
 }

@@ -1,3 +1,4 @@
+import { LruMap } from '../lru-map.ts';
 import type { ReadModelChanges, ReadModelStatus } from './read-model-status.ts';
 
 type Row = Record<string, unknown>;
@@ -13,7 +14,7 @@ export interface CachedList {
 }
 
 interface ListRows {
-  rows: Map<string, Row>;
+  rows: LruMap<string, Row>;
   /** Bumped by every drop: a fetch that overlapped one does not keep what it read. */
   generation: number;
 }
@@ -54,14 +55,8 @@ export class RecordCache {
     const missing: string[] = [];
     for (const id of ids) {
       const row = entry.rows.get(id);
-      if (row === undefined) {
-        missing.push(id);
-        continue;
-      }
-      // Most recently used last: Map keeps insertion order.
-      entry.rows.delete(id);
-      entry.rows.set(id, row);
-      found.set(id, row);
+      if (row === undefined) missing.push(id);
+      else found.set(id, row);
     }
     if (missing.length === 0) return found;
     const generation = entry.generation;
@@ -71,10 +66,6 @@ export class RecordCache {
       const id = String(row.id);
       found.set(id, row);
       if (keep) entry.rows.set(id, row);
-    }
-    for (const id of entry.rows.keys()) {
-      if (entry.rows.size <= this.rowsPerList) break;
-      entry.rows.delete(id);
     }
     return found;
   }
@@ -87,7 +78,7 @@ export class RecordCache {
   private entry(list: CachedList): ListRows {
     let entry = this.lists.get(list.name);
     if (!entry) {
-      entry = { list, rows: { rows: new Map(), generation: 0 } };
+      entry = { list, rows: { rows: new LruMap(this.rowsPerList), generation: 0 } };
       this.lists.set(list.name, entry);
     }
     return entry.rows;

@@ -1,4 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { LruMap } from '../../lru-map.ts';
 import type { ReadModelStatus } from '../../readmodel/read-model-status.ts';
 import { SqlParams } from '../../http/list/sql-params.ts';
 import type { ProfitabilityParams, ReportParts } from './profitability.query.ts';
@@ -33,8 +34,7 @@ export function isKeptPeriod(params: ProfitabilityParams): boolean {
  * recently used pages leave beyond `capacity` characters.
  */
 export class KeptPages {
-  private readonly pages = new Map<string, { parts: ReportParts; size: number }>();
-  private size = 0;
+  private readonly pages: LruMap<string, ReportParts>;
   /** Current versions by period, as of the last commit reported. */
   private readonly versions = new Map<string, string>();
   /** Commits reported so far: a version read before one is not remembered after it. */
@@ -44,6 +44,7 @@ export class KeptPages {
     status: ReadModelStatus,
     private readonly capacity = 64 * 1024 * 1024,
   ) {
+    this.pages = new LruMap(capacity, { weigh: pageSize });
     // A read-model commit: any period's version may have moved.
     status.onChange(() => {
       this.commits++;
@@ -67,35 +68,26 @@ export class KeptPages {
   }
 
   get(key: string): ReportParts | undefined {
-    const page = this.pages.get(key);
-    if (page === undefined) return undefined;
-    // Most recently used last: Map keeps insertion order.
-    this.pages.delete(key);
-    this.pages.set(key, page);
-    return page.parts;
+    return this.pages.get(key);
   }
 
+  /** Keeps `parts` under `key`, unless it is over a quarter of the capacity. */
   set(key: string, parts: ReportParts): void {
-    const size = [
-      parts.summary,
-      ...parts.members,
-      ...parts.unallocatedRevenue,
-      ...parts.unreconciledReceipts,
-      ...parts.missingFx,
-      ...parts.fxRates,
-    ].reduce((sum, text) => sum + text.length, 0);
-    if (size > this.capacity / 4) return;
-    const old = this.pages.get(key);
-    if (old !== undefined) this.size -= old.size;
-    this.pages.delete(key);
-    this.pages.set(key, { parts, size });
-    this.size += size;
-    for (const [oldest, page] of this.pages) {
-      if (this.size <= this.capacity) break;
-      this.pages.delete(oldest);
-      this.size -= page.size;
-    }
+    if (pageSize(parts) > this.capacity / 4) return;
+    this.pages.set(key, parts);
   }
+}
+
+/** A page's size in characters: its texts' lengths. */
+function pageSize(parts: ReportParts): number {
+  return [
+    parts.summary,
+    ...parts.members,
+    ...parts.unallocatedRevenue,
+    ...parts.unreconciledReceipts,
+    ...parts.missingFx,
+    ...parts.fxRates,
+  ].reduce((sum, text) => sum + text.length, 0);
 }
 
 /**
