@@ -63,7 +63,16 @@ describe('LruMap', () => {
     expect(evicted).toEqual([]);
   });
 
-  it('refuses a capacity under one', () => {
-    expect(() => new LruMap(0)).toThrow(RangeError);
+  it('keeps nothing with capacity 0, each entry evicted as it is set', () => {
+    const evicted: string[] = [];
+    const map = new LruMap<string, number>(0, { onEvict: (key) => evicted.push(key) });
+    map.set('a', 1);
+    expect(map.get('a')).toBeUndefined();
+    expect(evicted).toEqual(['a']);
+  });
+
+  it('refuses a negative or missing capacity', () => {
+    expect(() => new LruMap(-1)).toThrow(RangeError);
+    expect(() => new LruMap(Number.NaN)).toThrow(RangeError);
   });
 });

@@ -20,7 +20,8 @@ export class LruMap<K, V> {
       onEvict?: (key: K, value: V) => void;
     } = {},
   ) {
-    if (!(capacity >= 1)) throw new RangeError('An LRU map must hold at least one unit');
+    // 0 is allowed: a cache configured to keep nothing (RECORD_CACHE_ROWS=0).
+    if (!(capacity >= 0)) throw new RangeError('An LRU map cannot hold a negative weight');
   }
 
   /** Entries held. */

@@ -122,6 +122,21 @@ describe('the record cache', () => {
     await cache.rows(list, ['b'], fetch);
     expect(asked).toEqual([['a', 'b'], ['c'], ['b']]);
   });
+
+  it('keeps no row with rowsPerList 0 (RECORD_CACHE_ROWS=0), and still answers', async () => {
+    const cache = new RecordCache(new ReadModelStatus(), 0);
+    let reads = 0;
+    const fetch = async (missing: string[]) => {
+      reads++;
+      return missing.map((id) => row(id, id));
+    };
+    for (let i = 0; i < 2; i++) {
+      const rows = await cache.rows(list, ['a', 'b'], fetch);
+      expect([...rows.keys()]).toEqual(['a', 'b']);
+    }
+    expect(reads).toBe(2);
+    expect(cache.size('clients')).toBe(0);
+  });
 });
 
 // Lists read through the cache stay current with the sync, in both of its modes: a row
