@@ -128,6 +128,12 @@ const periodsOf = (workspaceIds: string) =>
   `SELECT workspace_id, period_from, period_to FROM profitability_period_versions
    WHERE workspace_id IN (${workspaceIds})`;
 
+/** Every cell and every kept report of the workspaces `workspaceIds(source)` selects. */
+const wholeWorkspaces = (workspaceIds: (source: string) => string): Stale => ({
+  cells: (source) => cellsOfWorkspaces(workspaceIds(source)),
+  workspaces: workspaceIds,
+});
+
 interface Stale {
   /** Bills whose figures (team_bill_figures) are stale. */
   bills?: (source: string) => string;
@@ -142,7 +148,7 @@ interface Stale {
    * a report lists by issue date. The months of stale cells are found from the cells.
    */
   months?: (source: string) => string;
-  /** Workspaces every kept report of which is stale (a name it shows changed). */
+  /** Workspaces every kept report of which is stale (a name, rate or currency it shows changed). */
   workspaces?: (source: string) => string;
 }
 
@@ -215,11 +221,9 @@ const STALE: Record<string, Stale> = {
     months: (source) => monthsOfInvoices(invoicesOfLines(source)),
   },
   // A rate converts any period's amounts: its invoices' too, in a period with no work.
-  fx_rates: {
-    cells: (source) =>
-      cellsOfWorkspaces(`SELECT workspace_id FROM fx_rates WHERE id IN (${ids(source)})`),
-    workspaces: (source) => `SELECT workspace_id FROM fx_rates WHERE id IN (${ids(source)})`,
-  },
+  fx_rates: wholeWorkspaces(
+    (source) => `SELECT workspace_id FROM fx_rates WHERE id IN (${ids(source)})`,
+  ),
   // The kept reports show project names and, for a member without a payee, the user's name.
   projects: {
     workspaces: (source) => `SELECT workspace_id FROM projects WHERE id IN (${ids(source)})`,
@@ -234,9 +238,10 @@ const STALE: Record<string, Stale> = {
  * conversion changes, and every kept report shows the base currency, a period with no work in
  * it too. Read before the file is applied, comparing the old row with the new.
  */
-const workspacesRebased = (source: string) =>
-  `SELECT w.id FROM workspaces w JOIN ${source} s ON w.id = CAST(s.id AS UUID)
-   WHERE s.base_currency IS DISTINCT FROM w.base_currency`;
+const REBASED = wholeWorkspaces(
+  (source) => `SELECT w.id FROM workspaces w JOIN ${source} s ON w.id = CAST(s.id AS UUID)
+   WHERE s.base_currency IS DISTINCT FROM w.base_currency`,
+);
 
 /**
  * The summaries' share of one sync batch flush (ChangeBatch.flush), like the search index's:
@@ -248,13 +253,7 @@ export class SummaryUpdate {
   private touched = false;
 
   async beforeApply(duck: DuckDBConnection, table: string, source: string): Promise<void> {
-    if (table === 'workspaces') {
-      this.touched = true;
-      await duck.run(
-        `INSERT INTO summary_dirty_cells ${cellsOfWorkspaces(workspacesRebased(source))}`,
-      );
-      await duck.run(`INSERT INTO summary_dirty_periods ${periodsOf(workspacesRebased(source))}`);
-    }
+    if (table === 'workspaces') await this.mark(duck, REBASED, source);
     await this.collect(duck, table, source);
   }
 
@@ -276,7 +275,11 @@ export class SummaryUpdate {
 
   private async collect(duck: DuckDBConnection, table: string, source: string) {
     const stale = STALE[table];
-    if (!stale) return;
+    if (stale) await this.mark(duck, stale, source);
+  }
+
+  /** Notes the keys `stale` reads from the change file `source` as stale. */
+  private async mark(duck: DuckDBConnection, stale: Stale, source: string) {
     this.touched = true;
     if (stale.bills) await duck.run(`INSERT INTO summary_dirty_bills ${stale.bills(source)}`);
     if (stale.invoices) {
