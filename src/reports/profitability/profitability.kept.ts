@@ -34,7 +34,7 @@ export function isKeptPeriod(params: ProfitabilityParams): boolean {
  * recently used pages leave beyond `capacity` characters.
  */
 export class KeptPages {
-  private readonly pages: LruMap<string, ReportParts>;
+  private readonly pages: LruMap<string, { parts: ReportParts; size: number }>;
   /** Current versions by period, as of the last commit reported. */
   private readonly versions = new Map<string, string>();
   /** Commits reported so far: a version read before one is not remembered after it. */
@@ -44,7 +44,7 @@ export class KeptPages {
     status: ReadModelStatus,
     private readonly capacity = 64 * 1024 * 1024,
   ) {
-    this.pages = new LruMap(capacity, { weigh: pageSize });
+    this.pages = new LruMap(capacity, { weigh: (page) => page.size });
     // A read-model commit: any period's version may have moved.
     status.onChange(() => {
       this.commits++;
@@ -68,13 +68,14 @@ export class KeptPages {
   }
 
   get(key: string): ReportParts | undefined {
-    return this.pages.get(key);
+    return this.pages.get(key)?.parts;
   }
 
   /** Keeps `parts` under `key`, unless it is over a quarter of the capacity. */
   set(key: string, parts: ReportParts): void {
-    if (pageSize(parts) > this.capacity / 4) return;
-    this.pages.set(key, parts);
+    const size = pageSize(parts);
+    if (size > this.capacity / 4) return;
+    this.pages.set(key, { parts, size });
   }
 }
 
