@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { LruMap } from './lru-map.ts';
 
+/** A map of texts weighing their length, up to 10 characters, and the keys it evicted. */
+function textsOfTenCharacters() {
+  const evicted: string[] = [];
+  const map = new LruMap<string, string>(10, {
+    weigh: (text) => text.length,
+    onEvict: (key) => evicted.push(key),
+  });
+  return { map, evicted };
+}
+
 describe('LruMap', () => {
   it('evicts the least recently used entry, a read counting as a use', () => {
     const evicted: string[] = [];
@@ -29,11 +39,7 @@ describe('LruMap', () => {
   });
 
   it('counts weights, and an entry heavier than the capacity does not stay', () => {
-    const evicted: string[] = [];
-    const map = new LruMap<string, string>(10, {
-      weigh: (text) => text.length,
-      onEvict: (key) => evicted.push(key),
-    });
+    const { map, evicted } = textsOfTenCharacters();
     map.set('a', 'xxxx');
     map.set('b', 'xxxx');
     expect(map.weight).toBe(8);
@@ -47,11 +53,7 @@ describe('LruMap', () => {
   });
 
   it('replacing or deleting an entry adjusts the weight without calling onEvict', () => {
-    const evicted: string[] = [];
-    const map = new LruMap<string, string>(10, {
-      weigh: (text) => text.length,
-      onEvict: (key) => evicted.push(key),
-    });
+    const { map, evicted } = textsOfTenCharacters();
     map.set('a', 'xxxxxx');
     map.set('a', 'xx');
     expect(map.weight).toBe(2);
