@@ -76,7 +76,7 @@ async function indexContent(duck: DuckDBConnection) {
     (await duck.runAndReadAll(sql)).getRows().map((row) => row.map(String).join(' | '));
   return {
     postings: await rows(
-      `SELECT v.entity, v.workspace_id, p.record_id, v.word, v.primary_field
+      `SELECT v.entity, v.workspace_id, p.record_id, v.word, v.primary_field, p.created_at, p.live
        FROM search_postings p JOIN search_vocabulary v USING (word_id) ORDER BY ALL`,
     ),
     vocabulary: await rows(
@@ -85,7 +85,7 @@ async function indexContent(duck: DuckDBConnection) {
        FROM search_vocabulary ORDER BY ALL`,
     ),
     documents: await rows(
-      `SELECT d.entity, d.workspace_id, d.record_id,
+      `SELECT d.entity, d.workspace_id, d.record_id, d.created_at, d.live,
               list(v.word || ':' || v.primary_field ORDER BY v.word, v.primary_field)
        FROM search_documents d, unnest(d.word_ids) AS w(word_id) JOIN search_vocabulary v ON v.word_id = w.word_id
        GROUP BY ALL ORDER BY ALL`,
@@ -173,6 +173,19 @@ const change = fc.oneof<fc.Arbitrary<Change>[]>(
       [line(l), W, invoice(i), description],
     ]),
   fc.integer({ min: 1, max: 5 }).map((l) => ['DELETE FROM invoice_lines WHERE id = $1', [line(l)]]),
+  // Soft deletes and restores, and creation times moved: the postings carry both.
+  fc
+    .tuple(fc.constantFrom('clients', 'projects', 'invoices'), fc.integer({ min: 1, max: 3 }))
+    .map(([table, n]) => [
+      `UPDATE ${table} SET deleted_at = CASE WHEN deleted_at IS NULL THEN now() END WHERE id = $1`,
+      [{ clients: client, projects: project, invoices: invoice }[table](n)],
+    ]),
+  fc
+    .tuple(fc.constantFrom('clients', 'projects', 'invoices'), fc.integer({ min: 1, max: 3 }))
+    .map(([table, n]) => [
+      `UPDATE ${table} SET created_at = created_at + INTERVAL '1 day' WHERE id = $1`,
+      [{ clients: client, projects: project, invoices: invoice }[table](n)],
+    ]),
 );
 
 /** Runs the sync tests against a store the sync follows by replication, or by change log. */

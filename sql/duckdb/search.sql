@@ -134,3 +134,23 @@ SELECT CAST('invoice' AS search_entity), workspace_id, invoice_id, false, unnest
 FROM invoice_lines
 WHERE NOT touched_only
   OR (workspace_id IN (SELECT workspace_id FROM touched) AND invoice_id IN (SELECT record_id FROM touched WHERE entity = 'invoice'));
+
+-- Each record's created_at and whether it is not deleted (touched_only: only the records
+-- listed in search_touched), which its postings carry: a list page whose only filter is a
+-- search is chosen from the postings alone (docs/search.md).
+CREATE OR REPLACE MACRO search_records(touched_only) AS TABLE
+WITH touched AS (SELECT * FROM search_touched WHERE touched_only)
+SELECT CAST('client' AS search_entity) AS entity, id AS record_id, created_at, deleted_at IS NULL AS live
+FROM clients
+WHERE NOT touched_only
+  OR (workspace_id IN (SELECT workspace_id FROM touched) AND id IN (SELECT record_id FROM touched WHERE entity = 'client'))
+UNION ALL
+SELECT CAST('project' AS search_entity), id, created_at, deleted_at IS NULL
+FROM projects
+WHERE NOT touched_only
+  OR (workspace_id IN (SELECT workspace_id FROM touched) AND id IN (SELECT record_id FROM touched WHERE entity = 'project'))
+UNION ALL
+SELECT CAST('invoice' AS search_entity), id, created_at, deleted_at IS NULL
+FROM invoices
+WHERE NOT touched_only
+  OR (workspace_id IN (SELECT workspace_id FROM touched) AND id IN (SELECT record_id FROM touched WHERE entity = 'invoice'));

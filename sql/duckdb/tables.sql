@@ -402,18 +402,26 @@ CREATE TABLE IF NOT EXISTS search_vocabulary (
   records INTEGER NOT NULL
 );
 
--- Which record holds which word: one row per word id and record.
+-- Which record holds which word: one row per word id and record. Each carries what a list
+-- page of the record's entity is chosen by when a search is its only filter: the record's
+-- created_at and whether it is not deleted (live), so that such a page needs no join with the
+-- entity's table (docs/search.md, "Pages from the index").
 CREATE TABLE IF NOT EXISTS search_postings (
   word_id BIGINT NOT NULL,
-  record_id UUID NOT NULL
+  record_id UUID NOT NULL,
+  created_at TIMESTAMPTZ NOT NULL,
+  live BOOLEAN NOT NULL
 );
 
--- The word ids of each record, to find its postings when the record changes.
+-- The word ids of each record, to find its postings when the record changes, and the
+-- created_at and live its postings carry.
 CREATE TABLE IF NOT EXISTS search_documents (
   entity search_entity NOT NULL,
   workspace_id UUID NOT NULL,
   record_id UUID NOT NULL,
-  word_ids BIGINT[] NOT NULL
+  word_ids BIGINT[] NOT NULL,
+  created_at TIMESTAMPTZ NOT NULL,
+  live BOOLEAN NOT NULL
 );
 
 -- The records a sync batch refreshes (workspace_id NULL for a record already deleted);

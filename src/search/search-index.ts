@@ -47,23 +47,26 @@ export async function rebuildSearchIndex(duck: DuckDBConnection): Promise<void> 
   );
   await duck.run(
     `INSERT INTO search_postings
-     SELECT v.word_id, n.record_id FROM search_new n JOIN search_vocabulary v ON ${sameWord('v', 'n')}
+     SELECT v.word_id, n.record_id, n.created_at, n.live
+     FROM search_new n JOIN search_vocabulary v ON ${sameWord('v', 'n')}
      ORDER BY v.word_id`,
   );
   await duck.run('DROP TABLE search_new');
   await duck.run(
     `INSERT INTO search_documents
-     SELECT v.entity, v.workspace_id, p.record_id, list(p.word_id ORDER BY p.word_id)
+     SELECT v.entity, v.workspace_id, p.record_id, list(p.word_id ORDER BY p.word_id),
+       p.created_at, p.live
      FROM search_postings p JOIN search_vocabulary v USING (word_id)
-     GROUP BY v.entity, v.workspace_id, p.record_id ORDER BY v.entity, v.workspace_id, p.record_id`,
+     GROUP BY v.entity, v.workspace_id, p.record_id, p.created_at, p.live
+     ORDER BY v.entity, v.workspace_id, p.record_id`,
   );
 }
 
 /**
  * The temporary table search_new: the index entries (entity, workspace_id, record_id,
- * primary_field, word) of every record, or of those in search_touched. The distinct texts are
- * held first: a record's repeated texts are cut into words once, and the folding's correlated
- * subquery would otherwise compute them twice.
+ * primary_field, word, and the record's created_at and live) of every record, or of those in
+ * search_touched. The distinct texts are held first: a record's repeated texts are cut into
+ * words once, and the folding's correlated subquery would otherwise compute them twice.
  */
 async function createEntries(duck: DuckDBConnection, touchedOnly: boolean): Promise<void> {
   await duck.run(
@@ -71,7 +74,10 @@ async function createEntries(duck: DuckDBConnection, touchedOnly: boolean): Prom
      SELECT DISTINCT * FROM search_fields(${touchedOnly}) WHERE text IS NOT NULL`,
   );
   await duck.run(
-    `CREATE OR REPLACE TEMP TABLE search_new AS ${wordsSql('search_texts', ENTRY_KEYS)}`,
+    `CREATE OR REPLACE TEMP TABLE search_new AS
+     SELECT w.*, r.created_at, r.live
+     FROM (${wordsSql('search_texts', ENTRY_KEYS)}) w
+     JOIN search_records(${touchedOnly}) r USING (entity, record_id)`,
   );
   await duck.run('DROP TABLE search_texts');
 }
@@ -87,7 +93,7 @@ async function refreshTouched(duck: DuckDBConnection): Promise<void> {
   await createEntries(duck, true);
   await duck.run(
     `CREATE OR REPLACE TEMP TABLE search_old AS
-     SELECT d.record_id, unnest(d.word_ids) AS word_id
+     SELECT d.record_id, unnest(d.word_ids) AS word_id, d.created_at, d.live
      FROM search_documents d SEMI JOIN search_touched t ON t.entity = d.entity AND t.record_id = d.record_id`,
   );
   // The new entries with the ids of their words, and ids past the highest for new words.
@@ -110,21 +116,24 @@ async function refreshTouched(duck: DuckDBConnection): Promise<void> {
     `UPDATE search_new_ids n SET word_id = w.word_id FROM search_new_words w
      WHERE n.word_id IS NULL AND ${sameWord('w', 'n')}`,
   );
-  // What differs: postings to delete and to add, and the records whose word set changed.
+  // What differs: postings to delete and to add, and the records whose word set changed. A
+  // record deleted, restored or given another created_at has all its postings rewritten.
+  const posting = 'record_id, word_id, created_at, live';
   await duck.run(
     `CREATE OR REPLACE TEMP TABLE search_removed AS
-     SELECT record_id, word_id FROM search_old EXCEPT SELECT record_id, word_id FROM search_new_ids`,
+     SELECT ${posting} FROM search_old EXCEPT SELECT ${posting} FROM search_new_ids`,
   );
   await duck.run(
     `CREATE OR REPLACE TEMP TABLE search_added AS
-     SELECT record_id, word_id FROM search_new_ids EXCEPT SELECT record_id, word_id FROM search_old`,
+     SELECT ${posting} FROM search_new_ids EXCEPT SELECT ${posting} FROM search_old`,
   );
   await duck.run(
     `DELETE FROM search_postings p USING search_removed r
      WHERE p.word_id = r.word_id AND p.record_id = r.record_id`,
   );
   await duck.run(
-    'INSERT INTO search_postings SELECT word_id, record_id FROM search_added ORDER BY word_id',
+    `INSERT INTO search_postings SELECT word_id, record_id, created_at, live
+     FROM search_added ORDER BY word_id`,
   );
   await duck.run(
     `UPDATE search_vocabulary v SET records = v.records + c.delta
@@ -147,9 +156,9 @@ async function refreshTouched(duck: DuckDBConnection): Promise<void> {
   );
   await duck.run(
     `INSERT INTO search_documents
-     SELECT entity, workspace_id, record_id, list(word_id ORDER BY word_id)
+     SELECT entity, workspace_id, record_id, list(word_id ORDER BY word_id), created_at, live
      FROM search_new_ids SEMI JOIN search_changed USING (record_id)
-     GROUP BY entity, workspace_id, record_id`,
+     GROUP BY entity, workspace_id, record_id, created_at, live`,
   );
   for (const table of SCRATCH_TABLES) await duck.run(`DROP TABLE ${table}`);
 }

@@ -17,9 +17,12 @@ const ENTITIES: ReadonlySet<string> = new Set<SearchEntity>(['client', 'project'
 /** A search to run inside the caller's query. */
 export interface SearchQuery {
   /**
-   * A SELECT yielding `record_id UUID, rank INTEGER`: one row per record of the entity in the
-   * workspace that matches every term, deleted records included (the caller filters them).
-   * A smaller rank is better; ties are the caller's to break with its default sort.
+   * A SELECT yielding `record_id UUID, rank INTEGER, created_at TIMESTAMPTZ, live BOOLEAN`:
+   * one row per record of the entity in the workspace that matches every term, deleted records
+   * included (the caller filters them, or keeps those `live`). A smaller rank is better; ties
+   * are the caller's to break with its default sort. `created_at` and `live` are the record's,
+   * as the index keeps them: enough to choose a page sorted by creation without reading the
+   * entity's table.
    */
   sql: string;
   /**
@@ -62,20 +65,22 @@ export function searchQuery(
   if (terms.length === 0) return null;
   const params: SearchQuery['params'] = {};
   // The workspace as a literal when it has the form of an id (it always has: the caller's),
-  // else bound. The entity is one of three names.
+  // else bound. The entity is one of three names, cast to the ENUM: compared with a plain
+  // text literal, DuckDB would cast every row's entity to text instead.
   let workspace = sqlLiteral(workspaceId, 'UUID');
   if (workspace === null) {
     params.search_workspace_id = workspaceId;
     workspace = 'CAST($search_workspace_id AS UUID)';
   }
   const matches = terms.map((term, i) => {
-    const match = termMatches(i, term, `'${entity}'`, workspace);
+    const match = termMatches(i, term, `CAST('${entity}' AS search_entity)`, workspace);
     Object.assign(params, match.params);
     return match.sql;
   });
   // One aggregation: per record, each term's best rank (NULL when the term does not match).
   const best = terms.map((_, i) => `min(m.rank) FILTER (WHERE m.term = ${i})`);
-  const sql = `SELECT p.record_id, CAST(${best.join(' + ')} AS INTEGER) AS rank
+  const sql = `SELECT p.record_id, CAST(${best.join(' + ')} AS INTEGER) AS rank,
+  max(p.created_at) AS created_at, bool_and(p.live) AS live
 FROM (
     ${matches.join('\n    UNION ALL ')}
   ) m

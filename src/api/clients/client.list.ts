@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Caller } from '../../http/caller.ts';
-import type { ListEndpoint } from '../../http/list/list-endpoint.ts';
+import { liveInWorkspace, type ListEndpoint } from '../../http/list/list-endpoint.ts';
 import { booleanText, dateRanges, listQuery, many } from '../../http/list/list-query.ts';
 import type { SqlParams } from '../../http/list/sql-params.ts';
 import { searchQuery } from '../../search/search.ts';
@@ -44,8 +44,7 @@ export const clientList: ListEndpoint<ClientListQuery> = {
   }),
   where(query: ClientListQuery, params: SqlParams, caller: Caller): string[] {
     return [
-      `r.workspace_id = ${params.bind(caller.workspaceId, 'UUID')}`,
-      'r.deleted_at IS NULL',
+      ...liveInWorkspace(params, caller.workspaceId),
       ...(query.country ? [params.oneOf('r.billing_country', query.country)] : []),
       ...(query.currency ? [params.oneOf('upper(r.currency)', query.currency)] : []),
       ...flag(query.hasBillingEmail, present('r.billing_email')),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Caller } from '../../http/caller.ts';
-import type { ListEndpoint } from '../../http/list/list-endpoint.ts';
+import { liveInWorkspace, type ListEndpoint } from '../../http/list/list-endpoint.ts';
 import {
   booleanText,
   dateRanges,
@@ -77,8 +77,7 @@ export const invoiceList: ListEndpoint<InvoiceListQuery> = {
   }),
   where(query: InvoiceListQuery, params: SqlParams, caller: Caller): string[] {
     return [
-      `r.workspace_id = ${params.bind(caller.workspaceId, 'UUID')}`,
-      'r.deleted_at IS NULL',
+      ...liveInWorkspace(params, caller.workspaceId),
       ...(query.clientName
         ? [clientNameCondition(params, caller.workspaceId, query.clientName)]
         : []),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Caller } from '../../http/caller.ts';
-import type { ListEndpoint } from '../../http/list/list-endpoint.ts';
+import { liveInWorkspace, type ListEndpoint } from '../../http/list/list-endpoint.ts';
 import { dateRanges, listQuery, many, once } from '../../http/list/list-query.ts';
 import type { SqlParams } from '../../http/list/sql-params.ts';
 import { searchQuery } from '../../search/search.ts';
@@ -60,8 +60,7 @@ export const projectList: ListEndpoint<ProjectListQuery> = {
     const member = (users: string[]) =>
       `EXISTS (SELECT 1 FROM project_members pm WHERE pm.project_id = r.id AND ${params.in('pm.user_id', users, 'UUID')})`;
     return [
-      `r.workspace_id = ${params.bind(caller.workspaceId, 'UUID')}`,
-      'r.deleted_at IS NULL',
+      ...liveInWorkspace(params, caller.workspaceId),
       // Members see only the projects they were granted (api-v1 "GET /projects").
       ...(caller.role === 'MEMBER' ? [member([caller.userId])] : []),
       ...(query.clientName
