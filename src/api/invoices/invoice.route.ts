@@ -8,6 +8,7 @@ import { MANAGER_UP } from '../roles.ts';
 import { recordId } from '../write.ts';
 import { INVOICE_BY_ID, invoiceList, invoiceListQuery } from './invoice.list.ts';
 import { invoiceRowToRecord } from './invoice.record.ts';
+import { readAll } from '../../readmodel/read-all.ts';
 
 /** /invoices (read-only in v1): Manager, Admin and Owner. */
 export function registerInvoiceRoutes(app: FastifyInstance, context: RouteContext): void {
@@ -23,7 +24,7 @@ export function registerInvoiceRoutes(app: FastifyInstance, context: RouteContex
     requireAccess(request.caller, { roles: MANAGER_UP, scope: 'read' });
     const id = recordId(request.params.id);
     const row = await context.read(async (connection) => {
-      const reader = await connection.runAndReadAll(INVOICE_BY_ID, {
+      const reader = await readAll(connection, INVOICE_BY_ID, {
         id,
         ws: request.caller.workspaceId,
       });

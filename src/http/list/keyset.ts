@@ -1,4 +1,5 @@
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
+import { readAll } from '../../readmodel/read-all.ts';
 import type { CachedList, RecordCache } from '../../readmodel/record-cache.ts';
 import { SqlParams, sqlLiteral } from './sql-params.ts';
 
@@ -140,7 +141,7 @@ export async function readPage(connection: DuckDBConnection, request: PageReques
       FROM ${filterFrom} WHERE ${condition}
       ORDER BY ${orderBy(request.order)} LIMIT ${request.limit + 1}`;
   }
-  const reader = await connection.runAndReadAll(text, {
+  const reader = await readAll(connection, text, {
     ...request.params.values,
     ...request.extraParams,
   });
@@ -182,7 +183,8 @@ async function readCachedPage(
   condition: string,
 ): Promise<Page> {
   const { cache, list } = request.records!;
-  const keys = await connection.runAndReadAll(
+  const keys = await readAll(
+    connection,
     `${request.with ? `WITH ${request.with} ` : ''}SELECT CAST(_page._id AS VARCHAR) AS _id, ${pageKeyTexts(request.order)}
      FROM (${chosenRows(request, filterFrom, condition)}) _page
      ORDER BY ${pageOrder(request.order)}`,
@@ -192,7 +194,8 @@ async function readCachedPage(
   const ids = chosen.map((k) => String(k._id));
   const rows = await cache.rows(list, ids, async (missing) => {
     const params = new SqlParams();
-    const read = await connection.runAndReadAll(
+    const read = await readAll(
+      connection,
       `SELECT ${request.select} FROM ${request.from} WHERE ${params.in('r.id', missing, 'UUID')}`,
       params.values,
     );

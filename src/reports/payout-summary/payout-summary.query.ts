@@ -2,6 +2,7 @@ import type { DuckDBConnection, Json } from '@duckdb/node-api';
 import { SqlParams } from '../../http/list/sql-params.ts';
 import { formatAmount } from '../../money/money.ts';
 import type { PayoutSummary, PayoutSummaryCurrency } from './payout-summary.schema.ts';
+import { readAll } from '../../readmodel/read-all.ts';
 
 export interface PayoutSummaryParams {
   workspaceId: string;
@@ -41,7 +42,7 @@ export async function loadPayoutSummary(
   params: PayoutSummaryParams,
 ): Promise<PayoutSummary> {
   const statements = summarySql(params);
-  const read = (text: string) => connection.runAndReadAll(text, statements.sql.valuesIn(text));
+  const read = (text: string) => readAll(connection, text, statements.sql.valuesIn(text));
   await connection.run('BEGIN TRANSACTION');
   try {
     const currencies = await read(statements.currencies);

@@ -11,6 +11,7 @@ import { todayIn } from '../../time/calendar.ts';
 import { links, linksRecord } from './links.ts';
 import { PAYMENT_COLUMNS, PAYMENT_FROM, paymentRecord, paymentRecords } from './payments.ts';
 import { BILL_LINE_KINDS, BILL_PAYMENT_STATUSES, BILL_STATUSES } from '../../value-sets.ts';
+import { readAll } from '../../readmodel/read-all.ts';
 
 const billLine = z.object({
   id: uuid,
@@ -123,7 +124,8 @@ async function billRecords(
   const params = new SqlParams();
   const ofBills = params.in('bill_id', ids, 'UUID');
   const lines = (
-    await connection.runAndReadAll(
+    await readAll(
+      connection,
       `SELECT id, bill_id, kind, description, time_entry_id, project_id, task_id,
          CAST(work_date AS VARCHAR) AS work_date, duration_seconds,
          CAST(hourly_rate AS VARCHAR) AS hourly_rate, CAST(amount AS VARCHAR) AS amount,
@@ -134,7 +136,8 @@ async function billRecords(
     )
   ).getRowObjectsJS();
   const paymentRows = (
-    await connection.runAndReadAll(
+    await readAll(
+      connection,
       `SELECT DISTINCT ${PAYMENT_COLUMNS}, a.bill_id AS for_bill
        FROM ${PAYMENT_FROM}
        JOIN (SELECT * FROM team_payment_allocations WHERE ${ofBills}) a ON a.payment_id = r.id
@@ -270,7 +273,8 @@ export async function findBill(
 ): Promise<BillRecord | undefined> {
   const drafts = caller.plan === 'agency' ? '' : `AND r.status <> 'DRAFT'`;
   const rows = (
-    await connection.runAndReadAll(
+    await readAll(
+      connection,
       `SELECT ${BILL_COLUMNS} FROM ${BILL_FROM}
        WHERE r.id = $id::UUID AND r.workspace_id = $ws::UUID AND r.deleted_at IS NULL ${drafts}`,
       { id, ws: caller.workspaceId },

@@ -8,6 +8,7 @@ import type { ListEndpoint } from '../../http/list/list-endpoint.ts';
 import { listQuery, once } from '../../http/list/list-query.ts';
 import { SqlParams } from '../../http/list/sql-params.ts';
 import { links, linksRecord } from './links.ts';
+import { readAll } from '../../readmodel/read-all.ts';
 
 /** A payee as the API answers it (api-v1 "Team payee"). */
 export const payeeRecord = z.object({
@@ -62,7 +63,8 @@ async function payeeRecords(
   const params = new SqlParams();
   const ofPayees = params.in('payee_id', ids, 'UUID');
   const rates = (
-    await connection.runAndReadAll(
+    await readAll(
+      connection,
       `SELECT id, payee_id, CAST(effective_from AS VARCHAR) AS effective_from,
          CAST(hourly_rate AS VARCHAR) AS hourly_rate, currency, created_at
        FROM payee_rates WHERE deleted_at IS NULL AND ${ofPayees}
@@ -71,7 +73,8 @@ async function payeeRecords(
     )
   ).getRowObjectsJS();
   const credits = (
-    await connection.runAndReadAll(
+    await readAll(
+      connection,
       `SELECT id, payee_id, currency, CAST(amount AS VARCHAR) AS amount,
          CAST(remaining AS VARCHAR) AS remaining, reason
        FROM payee_credits WHERE deleted_at IS NULL AND ${ofPayees}
@@ -148,7 +151,8 @@ export async function findPayee(
   id: string,
 ): Promise<PayeeRecord | undefined> {
   const rows = (
-    await connection.runAndReadAll(
+    await readAll(
+      connection,
       `SELECT ${PAYEE_COLUMNS} FROM payees r WHERE r.id = $id::UUID AND r.workspace_id = $ws::UUID AND r.deleted_at IS NULL`,
       { id, ws: workspaceId },
     )

@@ -9,6 +9,7 @@ import { limitParam, cursorParam, once, sortParam } from '../../http/list/list-q
 import { SqlParams } from '../../http/list/sql-params.ts';
 import { links, linksRecord } from './links.ts';
 import { PAYMENT_STATUSES } from '../../value-sets.ts';
+import { readAll } from '../../readmodel/read-all.ts';
 
 /** A team payment as the API answers it (api-v1 "Team payment", decisions 4). */
 export const paymentRecord = z.object({
@@ -73,7 +74,8 @@ export async function paymentRecords(
   if (ids.length === 0) return [];
   const params = new SqlParams();
   const allocations = (
-    await connection.runAndReadAll(
+    await readAll(
+      connection,
       `SELECT a.payment_id, a.bill_id, b.number, b.currency, CAST(a.amount AS VARCHAR) AS amount,
          CAST(a.cash_amount AS VARCHAR) AS cash_amount, a.cash_currency, b.payee_id
        FROM team_payment_allocations a JOIN team_bills b ON b.id = a.bill_id
@@ -154,7 +156,8 @@ export async function findPayment(
   id: string,
 ): Promise<PaymentRecord | undefined> {
   const rows = (
-    await connection.runAndReadAll(
+    await readAll(
+      connection,
       `SELECT ${PAYMENT_COLUMNS} FROM ${PAYMENT_FROM}
        WHERE r.id = $id::UUID AND r.workspace_id = $ws::UUID AND r.deleted_at IS NULL`,
       { id, ws: workspaceId },
