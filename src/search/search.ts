@@ -160,12 +160,11 @@ function termMatches(
     for (const shift of [0, 1, 2])
       candidates.push(scan(`gram${head + shift} BETWEEN ${low} AND ${high} AND ${lengths}`));
   }
-  const letters = num(searchLetters(term));
-  // At most d bits set (x & (x - 1) clears the lowest one): see search_letters.
-  const atMostD = (x: string) =>
-    d === 1
-      ? `((${x}) & ((${x}) - 1)) = 0`
-      : `((${x}) & ((${x}) - 1) & ((${x}) & ((${x}) - 1)) - 1) = 0`;
+  // The word has at most d characters the term lacks, and lacks at most d of the term's (see
+  // search_letters): bits outside the term's set, and bits of it, counted. Written with the
+  // complement worked out here, which DuckDB plans faster than the bit arithmetic in SQL.
+  const letters = BigInt(searchLetters(term));
+  const setBits = [...letters.toString(2)].filter((bit) => bit === '1').length;
   // The distance in characters (search.sql): for an ASCII term, damerau_levenshtein() of the
   // word's ASCII form, much cheaper to plan than search_distance().
   const distance = /^\p{ASCII}*$/u.test(term)
@@ -178,8 +177,8 @@ function termMatches(
     )
     WHERE starts_with(word, ${termSql})
       OR (${lengths}
-        AND ${atMostD(`letters & ~${letters}`)}
-        AND ${atMostD(`${letters} & ~letters`)}
+        AND bit_count(letters & ${~letters}) <= ${d}
+        AND bit_count(letters & ${letters}) >= ${setBits - d}
         AND ${distance} <= ${d})`;
   return { sql, params };
 }
