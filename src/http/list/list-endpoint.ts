@@ -2,7 +2,7 @@ import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import type { CachedList, RecordCache } from '../../readmodel/record-cache.ts';
 import type { Caller } from '../caller.ts';
 import { canonicalJson, invalidCursor, type CursorCodec } from './cursor.ts';
-import { readPage, type OrderPart, type SortKey } from './keyset.ts';
+import { readPage, type OrderPart, type PageRequest, type SortKey } from './keyset.ts';
 import type { SortOrder } from './list-query.ts';
 import { SqlParams } from './sql-params.ts';
 
@@ -127,21 +127,10 @@ export async function answerList<Q extends ListParams>(
   if (last !== null && last.length !== order.length) throw invalidCursor();
 
   const page = await readPage(connection, {
-    ...(search
-      ? { with: fromIndex ? `_search AS (${search.sql})` : searchMatches(search.sql, endpoint) }
-      : {}),
+    ...rowSource(endpoint, where, search?.sql ?? null, fromIndex),
     select: endpoint.select,
     from: endpoint.from,
-    ...(fromIndex
-      ? // The search is the only filter: the page is chosen from the postings, which carry what
-        // the workspace, deletion and the sort need (docs/search.md, "Pages from the index").
-        { rowsFrom: '(SELECT record_id AS id, created_at, rank FROM _search WHERE live) r' }
-      : {
-          ...(endpoint.rowsFrom ? { rowsFrom: endpoint.rowsFrom } : {}),
-          ...(search ? { filterJoin: 'JOIN _search ON _search.record_id = r.id' } : {}),
-        }),
     ...(endpoint.lateColumns === false ? { lateColumns: false } : {}),
-    where: fromIndex ? [] : where,
     order,
     limit,
     after: last,
@@ -163,6 +152,36 @@ export async function answerList<Q extends ListParams>(
 }
 
 /**
+ * Where a page's rows are chosen from: the endpoint's rows and conditions, joined to the search
+ * matches when there is a search; or, when the search is the only filter (`fromIndex`), the
+ * matches alone, whose postings carry what the workspace, deletion and the sort need
+ * (docs/search.md, "Pages from the index").
+ */
+function rowSource<Q>(
+  endpoint: ListEndpoint<Q>,
+  where: string[],
+  searchSql: string | null,
+  fromIndex: boolean,
+): Pick<PageRequest, 'with' | 'rowsFrom' | 'filterJoin' | 'where'> {
+  if (searchSql === null) {
+    return { ...(endpoint.rowsFrom ? { rowsFrom: endpoint.rowsFrom } : {}), where };
+  }
+  if (fromIndex) {
+    return {
+      with: `_search AS (${searchSql})`,
+      rowsFrom: '(SELECT record_id AS id, created_at, rank FROM _search WHERE live) r',
+      where: [],
+    };
+  }
+  return {
+    with: searchMatches(searchSql, endpoint.searchOnLargeTable ?? false),
+    ...(endpoint.rowsFrom ? { rowsFrom: endpoint.rowsFrom } : {}),
+    filterJoin: 'JOIN _search ON _search.record_id = r.id',
+    where,
+  };
+}
+
+/**
  * The WITH clause `_search(record_id, rank)` of a search's matches. On a large table they go
  * through one list and back (an aggregate and an unnest), which hides their count from
  * DuckDB's estimator: it takes the matches for one row and builds the join's hash table on
@@ -172,8 +191,8 @@ export async function answerList<Q extends ListParams>(
  * more than it saves (interleaved, p50: clients `globex` 16.8 ms with it, 14.9 without;
  * projects `portal` 13.1 and 11.1; invoices `design` 17.2 and 24.1).
  */
-function searchMatches(matchSql: string, endpoint: { searchOnLargeTable?: boolean }): string {
-  if (!endpoint.searchOnLargeTable) return `_search AS (${matchSql})`;
+function searchMatches(matchSql: string, onLargeTable: boolean): string {
+  if (!onLargeTable) return `_search AS (${matchSql})`;
   return `_search_matches AS (${matchSql}),
     _search AS (
       SELECT unnest(list({'record_id': record_id, 'rank': rank}), recursive := true)
