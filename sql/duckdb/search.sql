@@ -80,6 +80,14 @@ CREATE OR REPLACE MACRO search_ascii_form(word) AS
 
 -- Index content ------------------------------------------------------------------------------
 
+-- Whether a record of entity `kind` (its workspace `ws` and id `id`) is to be indexed: every row,
+-- or with touched_only only the records listed in search_touched. The workspace is tested too,
+-- which lets a scan skip other workspaces' row groups.
+CREATE OR REPLACE MACRO search_is_touched(touched_only, kind, ws, id) AS
+  NOT touched_only
+  OR (ws IN (SELECT workspace_id FROM search_touched)
+    AND id IN (SELECT record_id FROM search_touched WHERE entity = kind));
+
 -- The searched text of every record (touched_only: only those listed in search_touched), as
 -- (entity, workspace_id, record_id, primary_field, text); a record may have many rows, and
 -- the same text many times (an invoice's lines repeat their descriptions, people, projects).
@@ -88,69 +96,56 @@ CREATE OR REPLACE MACRO search_ascii_form(word) AS
 -- filtered before anything is joined to it (names come from scalar subqueries, which DuckDB
 -- joins after the filter), and by workspace too, which skips other workspaces' row groups.
 CREATE OR REPLACE MACRO search_fields(touched_only) AS TABLE
-WITH touched AS (SELECT * FROM search_touched WHERE touched_only)
 SELECT CAST('client' AS search_entity) AS entity, workspace_id, id AS record_id, true AS primary_field, name AS text
 FROM clients
-WHERE NOT touched_only
-  OR (workspace_id IN (SELECT workspace_id FROM touched) AND id IN (SELECT record_id FROM touched WHERE entity = 'client'))
+WHERE search_is_touched(touched_only, 'client', workspace_id, id)
 UNION ALL
 SELECT CAST('client' AS search_entity), workspace_id, id, false,
   concat_ws(' ', contact_name, email, billing_email, phone, website, tax_number, notes,
     billing_address, billing_line1, billing_line2, billing_city, billing_region,
     billing_postal_code, billing_country)
 FROM clients
-WHERE NOT touched_only
-  OR (workspace_id IN (SELECT workspace_id FROM touched) AND id IN (SELECT record_id FROM touched WHERE entity = 'client'))
+WHERE search_is_touched(touched_only, 'client', workspace_id, id)
 UNION ALL
 SELECT CAST('project' AS search_entity), workspace_id, id, true, name
 FROM projects
-WHERE NOT touched_only
-  OR (workspace_id IN (SELECT workspace_id FROM touched) AND id IN (SELECT record_id FROM touched WHERE entity = 'project'))
+WHERE search_is_touched(touched_only, 'project', workspace_id, id)
 UNION ALL
 SELECT CAST('project' AS search_entity), p.workspace_id, p.id, false,
   concat_ws(' ', p.description, (SELECT c.name FROM clients c WHERE c.id = p.client_id))
 FROM projects p
-WHERE NOT touched_only
-  OR (p.workspace_id IN (SELECT workspace_id FROM touched) AND p.id IN (SELECT record_id FROM touched WHERE entity = 'project'))
+WHERE search_is_touched(touched_only, 'project', p.workspace_id, p.id)
 UNION ALL
 SELECT CAST('project' AS search_entity), pm.workspace_id, pm.project_id, false,
   (SELECT u.name FROM users u WHERE u.workspace_id = pm.workspace_id AND u.id = pm.user_id)
 FROM project_members pm
-WHERE NOT touched_only
-  OR (pm.workspace_id IN (SELECT workspace_id FROM touched) AND pm.project_id IN (SELECT record_id FROM touched WHERE entity = 'project'))
+WHERE search_is_touched(touched_only, 'project', pm.workspace_id, pm.project_id)
 UNION ALL
 SELECT CAST('invoice' AS search_entity), workspace_id, id, true, number
 FROM invoices
-WHERE NOT touched_only
-  OR (workspace_id IN (SELECT workspace_id FROM touched) AND id IN (SELECT record_id FROM touched WHERE entity = 'invoice'))
+WHERE search_is_touched(touched_only, 'invoice', workspace_id, id)
 UNION ALL
 SELECT CAST('invoice' AS search_entity), i.workspace_id, i.id, false,
   concat_ws(' ', i.bill_to_name, i.po_number, i.notes, (SELECT c.name FROM clients c WHERE c.id = i.client_id))
 FROM invoices i
-WHERE NOT touched_only
-  OR (i.workspace_id IN (SELECT workspace_id FROM touched) AND i.id IN (SELECT record_id FROM touched WHERE entity = 'invoice'))
+WHERE search_is_touched(touched_only, 'invoice', i.workspace_id, i.id)
 UNION ALL
 SELECT CAST('invoice' AS search_entity), workspace_id, invoice_id, false, unnest([description, subtitle, detail, group_label])
 FROM invoice_lines
-WHERE NOT touched_only
-  OR (workspace_id IN (SELECT workspace_id FROM touched) AND invoice_id IN (SELECT record_id FROM touched WHERE entity = 'invoice'));
+WHERE search_is_touched(touched_only, 'invoice', workspace_id, invoice_id);
 
 -- Each record's created_at and whether it is not deleted (touched_only: only the records
 -- listed in search_touched), which its postings carry: a list page whose only filter is a
 -- search is chosen from the postings alone (docs/search.md).
 CREATE OR REPLACE MACRO search_records(touched_only) AS TABLE
-WITH touched AS (SELECT * FROM search_touched WHERE touched_only)
 SELECT CAST('client' AS search_entity) AS entity, id AS record_id, created_at, deleted_at IS NULL AS live
 FROM clients
-WHERE NOT touched_only
-  OR (workspace_id IN (SELECT workspace_id FROM touched) AND id IN (SELECT record_id FROM touched WHERE entity = 'client'))
+WHERE search_is_touched(touched_only, 'client', workspace_id, id)
 UNION ALL
 SELECT CAST('project' AS search_entity), id, created_at, deleted_at IS NULL
 FROM projects
-WHERE NOT touched_only
-  OR (workspace_id IN (SELECT workspace_id FROM touched) AND id IN (SELECT record_id FROM touched WHERE entity = 'project'))
+WHERE search_is_touched(touched_only, 'project', workspace_id, id)
 UNION ALL
 SELECT CAST('invoice' AS search_entity), id, created_at, deleted_at IS NULL
 FROM invoices
-WHERE NOT touched_only
-  OR (workspace_id IN (SELECT workspace_id FROM touched) AND id IN (SELECT record_id FROM touched WHERE entity = 'invoice'));
+WHERE search_is_touched(touched_only, 'invoice', workspace_id, id);
