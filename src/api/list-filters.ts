@@ -1,14 +1,11 @@
 import type { SortKey } from '../http/list/keyset.ts';
+import { COMMON_SORT_KEYS } from '../http/list/list-endpoint.ts';
 import type { RangeBound } from '../http/list/list-query.ts';
 import type { SqlParams } from '../http/list/sql-params.ts';
 
 /** Sort keys every list has (`id`, `createdAt` of the row `r`), plus the endpoint's own. */
 export function sortKeys(own: Record<string, SortKey>): Record<string, SortKey> {
-  return {
-    id: { expression: 'r.id', type: 'uuid' },
-    createdAt: { expression: 'r.created_at', type: 'timestamp' },
-    ...own,
-  };
+  return { ...COMMON_SORT_KEYS, ...own };
 }
 
 /**

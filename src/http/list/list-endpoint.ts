@@ -88,12 +88,15 @@ export function liveInWorkspace(params: SqlParams, workspaceId: string): string[
   return [`r.workspace_id = ${params.bind(workspaceId, 'UUID')}`, NOT_DELETED];
 }
 
-/** The sorts a page chosen from the search index can follow: what its postings carry. */
-const INDEX_SORT_KEYS: Record<string, SortKey> = {
+/**
+ * The sort keys every list has, `id` and `createdAt` of the row `r`: also the sorts a page
+ * chosen from the search index can follow, since its postings carry both.
+ */
+export const COMMON_SORT_KEYS: Readonly<Record<'id' | 'createdAt', SortKey>> = {
   id: { expression: 'r.id', type: 'uuid' },
   createdAt: { expression: 'r.created_at', type: 'timestamp' },
 };
-const INDEX_SORTS = new Set(['relevance', ...Object.keys(INDEX_SORT_KEYS)]);
+const INDEX_SORTS = new Set(['relevance', ...Object.keys(COMMON_SORT_KEYS)]);
 
 /**
  * Answers a list request (decisions 5): filters, optional search, the sort with `id` as the
@@ -118,7 +121,7 @@ export async function answerList<Q extends ListParams>(
     INDEX_SORTS.has(sort.field) &&
     sameConditions(where, liveInWorkspace(new SqlParams(), caller.workspaceId));
   const order = fromIndex
-    ? orderParts(INDEX_SORT_KEYS, sort, 'r.rank')
+    ? orderParts(COMMON_SORT_KEYS, sort, 'r.rank')
     : orderParts(endpoint.sortKeys, sort, search ? '_search.rank' : null);
   const { cursor, limit: requested, ...filters } = query;
   const limit = requested ?? 50;
