@@ -180,7 +180,7 @@ async function generate(duck: DuckDBConnection): Promise<void> {
       ${pick(PROJECT_NAMES, 'i, 2')} || ' ' || (2020 + hash(i, 3) % 6)::VARCHAR,
       CASE WHEN hash(i, 4) % 2 = 0 THEN ${pick(PROJECT_NAMES, 'i, 2')} || ' for the client''s EU team' END,
       NULL, 'ACTIVE', 'HOURLY', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-      now() - INTERVAL (i) SECOND, now(), NULL
+      now() - INTERVAL (i) SECOND, now(), NULL, NULL
       FROM range(${projects}) t(i)`);
     await duck.run(`INSERT INTO project_members SELECT DISTINCT '${ws}', ${id(3, 'i')}, ${id(1, `hash(i, j) % ${users}`)}, now()
       FROM range(${projects}) t(i), range(4) s(j)`);
@@ -188,7 +188,7 @@ async function generate(duck: DuckDBConnection): Promise<void> {
       'INV-' || lpad(i::VARCHAR, 6, '0'), 'SENT', 'unpaid', 'EUR', NULL, NULL, 0, 0, NULL, 0, 0,
       CASE WHEN hash(i, 2) % 3 = 0 THEN 'PO-' || (10000 + hash(i, 3) % 90000)::VARCHAR END, false, false,
       NULL, CASE WHEN hash(i, 4) % 5 = 0 THEN 'Thank you for your business.' END, NULL, NULL,
-      now() - INTERVAL (i) SECOND, now(), NULL
+      now() - INTERVAL (i) SECOND, now(), NULL, NULL
       FROM range(${invoices}) t(i)`);
     await duck.run(
       `UPDATE invoices SET bill_to_name = c.name FROM clients c WHERE c.id = invoices.client_id AND invoices.workspace_id = '${ws}'`,

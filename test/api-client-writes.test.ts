@@ -54,6 +54,26 @@ describe('POST and PATCH /clients', () => {
     });
   });
 
+  it("a rename reaches the clientName filter of the client's projects and invoices at once", async () => {
+    const listed = async (path: string) =>
+      ((await send('GET', path, undefined, TOKENS.owner)).body.data as Body[]).map(
+        (r) => r.id as string,
+      );
+    expect(await listed('/projects?clientName=globex')).toEqual([ids.project]);
+    expect((await send('PATCH', `/clients/${ids.client}`, { name: 'Umbrella Corp' })).status).toBe(
+      200,
+    );
+    try {
+      expect(await listed('/projects?clientName=BRELLA')).toEqual([ids.project]);
+      expect(await listed('/invoices?clientName=brella')).toContain(ids.invoice);
+      expect(await listed('/projects?clientName=globex')).toEqual([]);
+      expect(await listed('/invoices?clientName=globex')).toEqual([]);
+    } finally {
+      await send('PATCH', `/clients/${ids.client}`, { name: 'Globex' });
+    }
+    expect(await listed('/invoices?clientName=globex')).toContain(ids.invoice);
+  });
+
   it('refuses bad values with 422 naming each field, and writes nothing', async () => {
     const before = (await h.pool.query('SELECT count(*)::int AS n FROM clients')).rows[0]
       .n as number;

@@ -10,7 +10,7 @@ import { importSnapshot } from '../src/snapshot/import.ts';
 import { readSnapshot } from '../src/snapshot/read-snapshot.ts';
 import { generateWorkspace } from '../src/snapshot/generate.ts';
 import { createPool } from '../src/store/database.ts';
-import { fullSync } from '../src/sync/full-sync.ts';
+import { fullSync, readModelTables } from '../src/sync/full-sync.ts';
 import { snapshotBoth } from './support/compare-read-model.ts';
 import { createTestDatabase } from './support/databases.ts';
 import { createWriteStream } from 'node:fs';
@@ -48,6 +48,39 @@ describe('first load', () => {
       expect(copy).toEqual(store);
       expect(result.rows).toBe(Object.values(store).reduce((n, rows) => n + rows.length, 0));
       if (chunkPages) expect(slices.filter((t) => t === 'time_entries').length).toBeGreaterThan(3);
+      duck.closeSync();
+      readModel.close();
+    }
+  });
+
+  it('copies every column PostgreSQL has, in its order, and derives the client names on projects and invoices', async () => {
+    const readModel = await openReadModel(':memory:');
+    await fullSync(pool, readModel);
+    const duck = await readModel.connect();
+    try {
+      for (const [table, columns] of await readModelTables(duck)) {
+        const { rows } = await pool.query<{ name: string }>(
+          `SELECT column_name AS name FROM information_schema.columns
+           WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position`,
+          [table],
+        );
+        expect(
+          columns.map((c) => c.name),
+          table,
+        ).toEqual(rows.map((r) => r.name));
+      }
+      for (const table of ['projects', 'invoices']) {
+        const reader = await duck.runAndReadAll(
+          `SELECT count(*), count(r.client_name_lower),
+             count(*) FILTER (WHERE r.client_name_lower IS DISTINCT FROM lower(c.name))
+           FROM ${table} r LEFT JOIN clients c ON c.id = r.client_id`,
+        );
+        const [rows, named, off] = reader.getRows()[0]!.map(Number);
+        expect(rows, table).toBeGreaterThan(0);
+        expect(named, table).toBeGreaterThan(0);
+        expect(off, table).toBe(0);
+      }
+    } finally {
       duck.closeSync();
       readModel.close();
     }

@@ -69,7 +69,8 @@ const snapshot = {
 
 /**
  * The search index as what it says (word ids aside, which a rebuild numbers afresh): every
- * posting, every vocabulary row with its derived columns and count, every document.
+ * posting, every vocabulary row with its derived columns and count, every document, and the
+ * client names kept on project and invoice rows, with how many differ from their client's.
  */
 async function indexContent(duck: DuckDBConnection) {
   const rows = async (sql: string) =>
@@ -89,6 +90,17 @@ async function indexContent(duck: DuckDBConnection) {
               list(v.word || ':' || v.primary_field ORDER BY v.word, v.primary_field)
        FROM search_documents d, unnest(d.word_ids) AS w(word_id) JOIN search_vocabulary v ON v.word_id = w.word_id
        GROUP BY ALL ORDER BY ALL`,
+    ),
+    // The client name kept on project and invoice rows (src/search/client-names.ts).
+    clientNames: await rows(
+      `SELECT 'project', id, client_name_lower FROM projects
+       UNION ALL SELECT 'invoice', id, client_name_lower FROM invoices ORDER BY ALL`,
+    ),
+    clientNamesOff: await rows(
+      `SELECT count(*) FROM (
+         SELECT r.client_name_lower, c.name FROM projects r LEFT JOIN clients c ON c.id = r.client_id
+         UNION ALL SELECT r.client_name_lower, c.name FROM invoices r LEFT JOIN clients c ON c.id = r.client_id
+       ) WHERE client_name_lower IS DISTINCT FROM lower(name)`,
     ),
     duplicates: await rows(
       `SELECT (SELECT count(*) - count(DISTINCT word_id) FROM search_vocabulary),
@@ -229,6 +241,7 @@ function syncSuite(mode: 'replication' | 'change-log') {
       await duck.run('ROLLBACK');
     }
     expect(maintained.duplicates).toEqual(['0 | 0 | 0 | 0']);
+    expect(maintained.clientNamesOff).toEqual(['0']);
   };
 
   beforeAll(async () => {

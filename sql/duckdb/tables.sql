@@ -1,6 +1,8 @@
 -- Read model tables: one per operational table, same names, same columns, same order.
 -- The sync copies rows here column by column (src/sync/), so a column added to
--- sql/postgres/ must be added here too (test/readmodel-schema.test.ts compares them).
+-- sql/postgres/ must be added here too (test/full-sync.test.ts compares them). A copied table
+-- may end with columns the read model derives itself, never copied (DERIVED_COLUMNS in
+-- src/search/client-names.ts).
 --
 -- No PRIMARY KEY constraints: DuckDB's ART indexes slow bulk loads and cost memory on
 -- tens of millions of rows. Each table's key (named in the comment above it) is what the
@@ -89,7 +91,10 @@ CREATE TABLE IF NOT EXISTS projects (
   due_date DATE,
   created_at TIMESTAMPTZ NOT NULL,
   updated_at TIMESTAMPTZ NOT NULL,
-  deleted_at TIMESTAMPTZ
+  deleted_at TIMESTAMPTZ,
+  -- Derived, not copied (src/search/client-names.ts): lower() of the client's name, which the
+  -- clientName filter reads without joining clients. The sync keeps it in the same transaction.
+  client_name_lower VARCHAR
 );
 
 -- key: project_id, user_id
@@ -146,7 +151,10 @@ CREATE TABLE IF NOT EXISTS invoices (
   paid_at TIMESTAMPTZ,
   created_at TIMESTAMPTZ NOT NULL,
   updated_at TIMESTAMPTZ NOT NULL,
-  deleted_at TIMESTAMPTZ
+  deleted_at TIMESTAMPTZ,
+  -- Derived, not copied (src/search/client-names.ts): lower() of the client's name, which the
+  -- clientName filter reads without joining clients. The sync keeps it in the same transaction.
+  client_name_lower VARCHAR
 );
 
 -- key: id

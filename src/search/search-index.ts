@@ -1,4 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { refreshClientNames } from './client-names.ts';
 import { wordsSql } from './search-words.ts';
 
 /** Read-model tables of the search index: derived in DuckDB, never copied from PostgreSQL. */
@@ -31,7 +32,8 @@ const sameWord = (a: string, b: string) =>
 
 /**
  * Builds the search index from scratch from the read model's tables, inside the caller's open
- * transaction (the first load's, so the index is equal to the rows it is loaded with). Written
+ * transaction (the first load's, so the index is equal to the rows it is loaded with), and
+ * sets the client name kept on every project and invoice (src/search/client-names.ts). Written
  * sorted: vocabulary by entity, workspace and word (word ids in the same order), postings by word
  * id, documents by entity and workspace, which is what lets a search skip row groups.
  */
@@ -60,6 +62,7 @@ export async function rebuildSearchIndex(duck: DuckDBConnection): Promise<void> 
      GROUP BY v.entity, v.workspace_id, p.record_id, p.created_at, p.live
      ORDER BY v.entity, v.workspace_id, p.record_id`,
   );
+  await refreshClientNames(duck, false);
 }
 
 /**
@@ -248,6 +251,7 @@ export class SearchIndexUpdate {
       for (const select of TOUCHED_AFTER[table]!(source))
         await duck.run(`INSERT INTO search_touched ${select}`);
     await refreshTouched(duck);
+    await refreshClientNames(duck, true);
     await duck.run('DELETE FROM search_touched');
     this.sources.clear();
   }

@@ -6,7 +6,7 @@ import { TRACKED_ID_TABLES } from '../readmodel/read-model-status.ts';
 import { SearchIndexUpdate } from '../search/search-index.ts';
 import { ExportJournalUpdate } from '../exports/export-journal.ts';
 import { SummaryUpdate } from '../summaries/summaries.ts';
-import type { ColumnInfo } from './full-sync.ts';
+import { columnNames, type ColumnInfo } from './full-sync.ts';
 import { parsePgArray } from './pg-array.ts';
 
 /** A row as PostgreSQL's text: column name -> value, or null. */
@@ -281,7 +281,7 @@ async function applyTable(duck: DuckDBConnection, changes: TableChanges, file: s
   );
   const values = columns.map((c) => `CAST(${c.name} AS ${c.type})`).join(', ');
   await duck.run(
-    `INSERT INTO ${table} SELECT ${values} FROM ${source}
+    `INSERT INTO ${table} (${columnNames(columns)}) SELECT ${values} FROM ${source}
      QUALIFY row_number() OVER (PARTITION BY ${keys.join(', ')} ORDER BY _seq DESC) = 1 AND _op = 'u'`,
   );
 }

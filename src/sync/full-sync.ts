@@ -8,6 +8,7 @@ import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { processRuns } from '../processes.ts';
 import type { ReadModel } from '../readmodel/read-model.ts';
+import { DERIVED_COLUMNS } from '../search/client-names.ts';
 import { rebuildSearchIndex, SEARCH_TABLES } from '../search/search-index.ts';
 import { EXPORT_JOURNAL_TABLES, resetExportJournal } from '../exports/export-journal.ts';
 import { rebuildSummaries, SUMMARY_TABLES } from '../summaries/summaries.ts';
@@ -202,7 +203,7 @@ export async function fullSync(
             .map((c) => (c.type.endsWith('[]') ? `CAST(${c.name} AS ${c.type})` : c.name))
             .join(', ');
           const result = await duck.run(
-            `INSERT INTO ${chunk.table} SELECT ${values} FROM read_csv('${file.replace(/'/g, "''")}', header = false, allow_quoted_nulls = false, columns = {${types}})`,
+            `INSERT INTO ${chunk.table} (${columnNames(chunk.columns)}) SELECT ${values} FROM read_csv('${file.replace(/'/g, "''")}', header = false, allow_quoted_nulls = false, columns = {${types}})`,
           );
           rows += Number(result.rowsChanged);
           faultPoint('initial-load:mid-apply');
@@ -400,7 +401,10 @@ class Channel<T> implements AsyncIterable<T> {
   }
 }
 
-/** The copied tables and their columns, read from the read model's own schema (sql/duckdb/tables.sql). */
+/**
+ * The copied tables and their copied columns, read from the read model's own schema
+ * (sql/duckdb/tables.sql); the columns the read model derives itself are left out.
+ */
 export async function readModelTables(duck: DuckDBConnection): Promise<Map<string, ColumnInfo[]>> {
   const reader = await duck.runAndReadAll(
     `SELECT table_name, column_name, data_type FROM information_schema.columns
@@ -409,10 +413,15 @@ export async function readModelTables(duck: DuckDBConnection): Promise<Map<strin
   );
   const tables = new Map<string, ColumnInfo[]>();
   for (const [table, name, type] of reader.getRows() as [string, string, string][]) {
-    if (LOCAL_TABLES.has(table)) continue;
+    if (LOCAL_TABLES.has(table) || DERIVED_COLUMNS.get(table)?.includes(name)) continue;
     tables.set(table, [...(tables.get(table) ?? []), { name, type }]);
   }
   return tables;
+}
+
+/** The column list of an INSERT of copied columns (a table may also have derived ones). */
+export function columnNames(columns: ColumnInfo[]): string {
+  return columns.map((c) => c.name).join(', ');
 }
 
 /** How PostgreSQL writes a column so that DuckDB's CSV reader reads it back exactly. */

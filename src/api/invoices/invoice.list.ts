@@ -78,9 +78,7 @@ export const invoiceList: ListEndpoint<InvoiceListQuery> = {
   where(query: InvoiceListQuery, params: SqlParams, caller: Caller): string[] {
     return [
       ...liveInWorkspace(params, caller.workspaceId),
-      ...(query.clientName
-        ? [clientNameCondition(params, caller.workspaceId, query.clientName)]
-        : []),
+      ...(query.clientName ? [clientNameCondition(params, query.clientName)] : []),
       ...(query.clientId ? [params.in('r.client_id', query.clientId, 'UUID')] : []),
       ...(query.currency ? [params.oneOf('r.currency', query.currency)] : []),
       ...(query.status ? [params.oneOf('r.status', query.status)] : []),

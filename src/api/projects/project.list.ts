@@ -63,9 +63,7 @@ export const projectList: ListEndpoint<ProjectListQuery> = {
       ...liveInWorkspace(params, caller.workspaceId),
       // Members see only the projects they were granted (api-v1 "GET /projects").
       ...(caller.role === 'MEMBER' ? [member([caller.userId])] : []),
-      ...(query.clientName
-        ? [clientNameCondition(params, caller.workspaceId, query.clientName)]
-        : []),
+      ...(query.clientName ? [clientNameCondition(params, query.clientName)] : []),
       ...(query.clientId ? [params.in('r.client_id', query.clientId, 'UUID')] : []),
       ...(query.memberId ? [member(query.memberId)] : []),
       ...(query.status ? [params.oneOf('r.status', query.status)] : []),
