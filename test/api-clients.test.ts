@@ -14,7 +14,7 @@ function snapshotWithClients() {
     { name: 'Acme Corp', country: 'DE', currency: 'EUR', billingEmail: 'ap@acme.test', day: 1 },
     { name: 'Zeta Labs', country: 'FR', currency: 'eur', billingEmail: null, day: 2 },
     { name: 'beta GmbH', country: 'DE', currency: 'JPY', billingEmail: '', day: 3 },
-    { name: 'Ohne Land', country: null, currency: null, billingEmail: null, day: 3 },
+    { name: 'Ohne Land', country: null, currency: null, billingEmail: '  ', day: 3 },
     { name: 'José Müller & Söhne', country: 'DE', currency: 'EUR', billingEmail: null, day: 4 },
   ];
   snapshot.clients.push(
@@ -93,7 +93,9 @@ describe('GET /clients', () => {
       'José Müller & Söhne',
       'Zeta Labs',
     ]);
+    // A billing email of spaces only is none.
     expect(names((await get('?hasBillingEmail=yes')).body)).toEqual(['Acme Corp']);
+    expect(names((await get('?hasBillingEmail=false&sort=name')).body)).toContain('Ohne Land');
     expect(names((await get('?hasBillingEmail=0&sort=name')).body)).not.toContain('Acme Corp');
     // A plain date as upper bound covers its whole day; as lower bound it starts at midnight.
     expect(names((await get('?createdAtFrom=2026-02-15&createdAtTo=2026-02-15')).body)).toEqual([

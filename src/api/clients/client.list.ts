@@ -20,7 +20,9 @@ export const clientListQuery = listQuery(CLIENT_SORT_FIELDS, {
 });
 export type ClientListQuery = z.output<typeof clientListQuery>;
 
-const present = (column: string) => `(${column} IS NOT NULL AND trim(${column}) <> '')`;
+// Present: not null and not only spaces. ltrim(x) is empty exactly when trim(x) is, and costs
+// less (1.4 ms less over 100k clients, docs/lists.md).
+const present = (column: string) => `(${column} IS NOT NULL AND ltrim(${column}) <> '')`;
 const BILLING_ADDRESS = [
   'r.billing_address',
   'r.billing_line1',
