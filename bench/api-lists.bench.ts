@@ -125,6 +125,13 @@ try {
       params: [ws],
     },
     {
+      name: 'invoices, client name + total sort',
+      url: '/invoices?clientName=a&status=SENT&status=PAID&sort=-total',
+      sql: `SELECT i.* FROM invoices i JOIN clients c ON c.id = i.client_id WHERE i.workspace_id = $1 AND i.deleted_at IS NULL
+            AND i.status IN ('SENT', 'PAID') AND c.name ILIKE '%a%' ORDER BY i.total DESC, i.id DESC LIMIT 51`,
+      params: [ws],
+    },
+    {
       name: 'invoices, search "design"',
       url: '/invoices?search=design',
       sql: `SELECT i.* FROM invoices i WHERE i.workspace_id = $1 AND i.deleted_at IS NULL AND (${like(['i.number', 'i.bill_to_name', 'i.notes'])}
