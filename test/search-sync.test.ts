@@ -285,6 +285,35 @@ function syncSuite(mode: 'replication' | 'change-log') {
     await expectIndexEqualToRebuild();
   });
 
+  it("a project or invoice given another client, or a project added, in a batch of its own carries that client's name", async () => {
+    const clientNames = async () =>
+      (
+        await duck.runAndReadAll(
+          `SELECT client_name_lower FROM projects WHERE id = '${project(1)}'
+           UNION ALL SELECT client_name_lower FROM invoices WHERE id = '${invoice(1)}'
+           UNION ALL SELECT client_name_lower FROM projects WHERE id = '${project(9)}'`,
+        )
+      ).getRows();
+    for (const [to, name] of [
+      [client(2), 'initech'],
+      [client(1), 'initrode systems'],
+    ] as const) {
+      await pool.query('UPDATE projects SET client_id = $2 WHERE id = $1', [project(1), to]);
+      await caughtUp();
+      await pool.query('UPDATE invoices SET client_id = $2 WHERE id = $1', [invoice(1), to]);
+      await caughtUp();
+      await pool.query(
+        "INSERT INTO projects (id, workspace_id, client_id, name) VALUES ($1, $2, $3, 'Solo')",
+        [project(9), W, to],
+      );
+      await caughtUp();
+      expect(await clientNames()).toEqual([[name], [name], [name]]);
+      await expectIndexEqualToRebuild();
+      await pool.query('DELETE FROM projects WHERE id = $1', [project(9)]);
+      await caughtUp();
+    }
+  });
+
   it('project members: added, renamed and removed users change their projects', async () => {
     await pool.query(
       'INSERT INTO project_members (workspace_id, project_id, user_id) VALUES ($1, $2, $3)',

@@ -14,11 +14,26 @@ const CLIENT_NAME_TABLES = [
   { entity: 'project', table: 'projects' },
   { entity: 'invoice', table: 'invoices' },
 ] as const;
+type ClientNameTable = (typeof CLIENT_NAME_TABLES)[number]['table'];
 
 /**
- * Sets `client_name_lower` of every project and invoice, or only of those in search_touched,
- * to its client's name lowercased (NULL without a client), inside the caller's open
- * transaction. search_touched already lists what a sync batch changes here: a changed project
+ * The tables whose client names a batch that changed `changed` may have changed: a client's
+ * name is on its projects and invoices, and a project or invoice may have been added or given
+ * another client. Members, users and invoice lines change none.
+ */
+export function clientNameTablesChangedBy(changed: Iterable<string>): Set<ClientNameTable> {
+  const tables = new Set<ClientNameTable>();
+  for (const table of changed) {
+    if (table === 'clients' || table === 'projects') tables.add('projects');
+    if (table === 'clients' || table === 'invoices') tables.add('invoices');
+  }
+  return tables;
+}
+
+/**
+ * Sets `client_name_lower` of every project and invoice, or only of those in search_touched
+ * and in `tables`, to its client's name lowercased (NULL without a client), inside the
+ * caller's open transaction. search_touched already lists what a sync batch changes here: a changed project
  * or invoice (its client may be another), and the projects and invoices of a changed client
  * (src/search/search-index.ts). Only rows whose value differs are written.
  *
@@ -29,8 +44,10 @@ const CLIENT_NAME_TABLES = [
 export async function refreshClientNames(
   duck: DuckDBConnection,
   touchedOnly: boolean,
+  tables: ReadonlySet<ClientNameTable> = new Set(CLIENT_NAME_TABLES.map((t) => t.table)),
 ): Promise<void> {
   for (const { entity, table } of CLIENT_NAME_TABLES) {
+    if (!tables.has(table)) continue;
     const touched = touchedOnly
       ? `SEMI JOIN search_touched t ON t.entity = CAST('${entity}' AS search_entity) AND t.record_id = r.id`
       : '';

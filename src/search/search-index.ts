@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { refreshClientNames } from './client-names.ts';
+import { clientNameTablesChangedBy, refreshClientNames } from './client-names.ts';
 import { wordsSql } from './search-words.ts';
 
 /** Read-model tables of the search index: derived in DuckDB, never copied from PostgreSQL. */
@@ -251,7 +251,7 @@ export class SearchIndexUpdate {
       for (const select of TOUCHED_AFTER[table]!(source))
         await duck.run(`INSERT INTO search_touched ${select}`);
     await refreshTouched(duck);
-    await refreshClientNames(duck, true);
+    await refreshClientNames(duck, true, clientNameTablesChangedBy(this.sources.keys()));
     await duck.run('DELETE FROM search_touched');
     this.sources.clear();
   }
