@@ -1,20 +1,19 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 
-/**
- * Columns of copied tables that the read model derives itself (sql/duckdb/tables.sql): never
- * read from PostgreSQL, never in a change file, set here after their rows are written.
- */
-export const DERIVED_COLUMNS: ReadonlyMap<string, readonly string[]> = new Map([
-  ['projects', ['client_name_lower']],
-  ['invoices', ['client_name_lower']],
-]);
-
 /** The tables with a client name kept on their rows, by search entity. */
 const CLIENT_NAME_TABLES = [
   { entity: 'project', table: 'projects' },
   { entity: 'invoice', table: 'invoices' },
 ] as const;
 type ClientNameTable = (typeof CLIENT_NAME_TABLES)[number]['table'];
+
+/**
+ * Columns of copied tables that the read model derives itself (sql/duckdb/tables.sql): never
+ * read from PostgreSQL, never in a change file, set here after their rows are written.
+ */
+export const DERIVED_COLUMNS: ReadonlyMap<string, readonly string[]> = new Map(
+  CLIENT_NAME_TABLES.map(({ table }) => [table, ['client_name_lower']]),
+);
 
 /**
  * The tables whose client names a batch that changed `changed` may have changed: a client's
@@ -33,9 +32,9 @@ export function clientNameTablesChangedBy(changed: Iterable<string>): Set<Client
 /**
  * Sets `client_name_lower` of every project and invoice, or only of those in search_touched
  * and in `tables`, to its client's name lowercased (NULL without a client), inside the
- * caller's open transaction. search_touched already lists what a sync batch changes here: a changed project
- * or invoice (its client may be another), and the projects and invoices of a changed client
- * (src/search/search-index.ts). Only rows whose value differs are written.
+ * caller's open transaction. search_touched already lists what a sync batch changes here: a
+ * changed project or invoice (its client may be another), and the projects and invoices of a
+ * changed client (src/search/search-index.ts). Only rows whose value differs are written.
  *
  * The clientName filter reads this column instead of joining the workspace's clients: on 100k
  * clients and 20k projects the filtered page took 5 ms instead of 10.5, and on 200k invoices
