@@ -128,6 +128,8 @@ const snapshots = [
       client(RANKING, 4, 'Novak Design'), // prefix, primary: 2
       client(RANKING, 5, 'Labs', { contactName: 'Nova Smith' }), // exact, other: 1
       client(RANKING, 6, 'Nova Labs'), // exact, primary: 0
+      // Three words match: prefix, primary 2; exact, other 1; typo, other 5. The best counts.
+      client(RANKING, 7, 'Novaline', { notes: 'nowa nova' }),
     ],
   },
 ];
@@ -254,6 +256,7 @@ describe('search (GET /clients, /projects, /invoices)', () => {
   it('ranks exact before prefix before typo, the primary field before the others', async () => {
     expect(await search('client', 'nova', RANKING)).toEqual([
       ['Nova Labs', 0],
+      ['Novaline', 1],
       ['Labs', 1],
       ['Novak Design', 2],
       ['Atlas', 3],
