@@ -13,7 +13,7 @@ import { createKysely } from '../src/store/database.ts';
 import { fullSync } from '../src/sync/full-sync.ts';
 import { TokenIdentityCache } from '../src/tokens/token-identity-cache.ts';
 import { createToken } from '../src/tokens/token.repository.ts';
-import { benchStore, log, slowestText, timeRuns } from './support.ts';
+import { benchStore, cpuLoopMs, log, slowestText, timeRuns } from './support.ts';
 
 const iterations = Number(process.argv[2] ?? 200);
 const bench = await benchStore(
@@ -160,6 +160,7 @@ try {
   // the first case does not pay for V8 compiling the code all of them share.
   for (let i = 0; i < Math.min(20, iterations); i++)
     for (const c of cases) for (const server of [app, coldApp]) await get(server, c.url)();
+  const loopBefore = cpuLoopMs();
   for (const c of cases) {
     const api = await time(get(app, c.url));
     const cold = await time(get(coldApp, c.url));
@@ -180,6 +181,9 @@ try {
   for (const line of slowest) console.log(line);
   console.log(
     'API: repeated pages, rows from the record cache; cold: every row read from DuckDB (no cache)',
+  );
+  console.log(
+    `machine: a fixed CPU loop took ${loopBefore.toFixed(0)} ms before the cases and ${cpuLoopMs().toFixed(0)} ms after (about 500-850 when quiet)`,
   );
   await app.close();
   await coldApp.close();

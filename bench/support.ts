@@ -107,6 +107,20 @@ export function log(line: string): void {
   process.stderr.write(`${line}\n`);
 }
 
+/**
+ * How long a fixed CPU loop takes, in ms: the machine's speed at the moment, printed beside a
+ * run so that a slow machine can be told from slow code. On this 2-core VM it takes about
+ * 500-850 ms when the machine is quiet and up to 1,050 in its slow spells (docs/lists.md).
+ */
+export function cpuLoopMs(): number {
+  const start = performance.now();
+  let sum = 0;
+  for (let i = 0; i < 3e8; i++) sum += i % 7;
+  // Using the sum keeps the loop from being optimized away.
+  if (sum < 0) throw new Error('unreachable');
+  return performance.now() - start;
+}
+
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
