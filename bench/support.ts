@@ -110,7 +110,7 @@ export function log(line: string): void {
 /**
  * How long a fixed CPU loop takes, in ms: the machine's speed at the moment, printed beside a
  * run so that a slow machine can be told from slow code. On this 2-core VM it takes about
- * 500-850 ms when the machine is quiet and up to 1,050 in its slow spells (docs/lists.md).
+ * 500-850 ms when the machine is quiet and 1,000 or more in its slow spells (docs/lists.md).
  */
 export function cpuLoopMs(): number {
   const start = performance.now();
