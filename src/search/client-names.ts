@@ -21,12 +21,12 @@ export const DERIVED_COLUMNS: ReadonlyMap<string, readonly string[]> = new Map(
  * another client. Members, users and invoice lines change none.
  */
 export function clientNameTablesChangedBy(changed: Iterable<string>): Set<ClientNameTable> {
-  const tables = new Set<ClientNameTable>();
-  for (const table of changed) {
-    if (table === 'clients' || table === 'projects') tables.add('projects');
-    if (table === 'clients' || table === 'invoices') tables.add('invoices');
-  }
-  return tables;
+  const names = new Set(changed);
+  return new Set(
+    CLIENT_NAME_TABLES.filter(({ table }) => names.has('clients') || names.has(table)).map(
+      ({ table }) => table,
+    ),
+  );
 }
 
 /**
