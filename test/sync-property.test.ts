@@ -279,6 +279,8 @@ describe.each(['replication', 'change-log'] as const)(
         }),
         { numRuns: 10 },
       );
-    });
+      // Ten random runs of up to 30 steps took 12-40 s alone and over 60 s on a loaded
+      // machine; a test abandoned at its timeout would go on writing under afterAll.
+    }, 300_000);
   },
 );

@@ -93,6 +93,8 @@ export class SyncService {
   private readonly queue = new Queue<Inbound>();
   private paused = false;
   private working = false;
+  /** The queue's worker while it runs; it never rejects (errors go to fail()). */
+  private draining: Promise<void> = Promise.resolve();
   private inTransaction = false;
   private stopped = false;
   private recovering = false;
@@ -169,6 +171,9 @@ export class SyncService {
     clearInterval(this.keepaliveTimer);
     clearTimeout(this.pollTimer);
     await this.polling.catch(() => undefined);
+    // The worker ends after the item it is applying: a statement still running when its DuckDB
+    // connection is closed never settles, and the worker would wait on it for good.
+    await this.draining;
     await this.replication?.stop().catch(() => undefined);
     await this.streamEnded?.catch(() => undefined);
     if (this.duckOpen) {
@@ -335,7 +340,7 @@ export class SyncService {
       this.paused = true;
       this.socket()?.pause();
     }
-    void this.work();
+    if (!this.working) this.draining = this.work();
   }
 
   /** One worker drains the queue in order; PostgreSQL's order is the order of application. */
@@ -516,6 +521,7 @@ export class SyncService {
     void (async () => {
       await this.replication?.stop().catch(() => undefined);
       this.queue.clear();
+      await this.draining;
       this.paused = false;
       this.inTransaction = false;
       this.pending = undefined;
