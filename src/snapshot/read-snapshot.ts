@@ -1,6 +1,5 @@
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import { TYPE_OF_COLLECTION, type Collection } from './records.ts';
 
 /** One record of a snapshot as read, before validation. */
@@ -19,12 +18,8 @@ export async function* readSnapshot(file: string): AsyncGenerator<SnapshotLine> 
 }
 
 async function* readNdjson(file: string): AsyncGenerator<SnapshotLine> {
-  const lines = createInterface({
-    input: createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 20 }),
-    crlfDelay: Infinity,
-  });
   let line = 0;
-  for await (const text of lines) {
+  for await (const text of ndjsonLines(file)) {
     line++;
     if (text.trim() === '') continue;
     let parsed: unknown;
@@ -41,6 +36,36 @@ async function* readNdjson(file: string): AsyncGenerator<SnapshotLine> {
     const { type, ...data } = parsed;
     yield { kind: 'record', type, data, line };
   }
+}
+
+const NEWLINE = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
+
+/**
+ * The lines of a file (without `\n` or `\r\n`), decoded one by one from the bytes read. A
+ * line decodes on its own: one stray non-ASCII character then makes only its line a
+ * two-byte string, where decoding a whole chunk made all of it one (and twice as slow).
+ */
+async function* ndjsonLines(file: string): AsyncGenerator<string> {
+  let carry: Buffer | undefined;
+  for await (const read of createReadStream(file, { highWaterMark: 1 << 20 })) {
+    const chunk = carry ? Buffer.concat([carry, read as Buffer]) : (read as Buffer);
+    let start = 0;
+    for (let end = chunk.indexOf(NEWLINE); end !== -1; end = chunk.indexOf(NEWLINE, start)) {
+      yield decodeLine(chunk, start, end);
+      start = end + 1;
+    }
+    carry = start < chunk.length ? chunk.subarray(start) : undefined;
+  }
+  if (carry) yield decodeLine(carry, 0, carry.length);
+}
+
+function decodeLine(chunk: Buffer, start: number, end: number): string {
+  return chunk.toString(
+    'utf8',
+    start,
+    end > start && chunk[end - 1] === CARRIAGE_RETURN ? end - 1 : end,
+  );
 }
 
 async function* readJsonDocument(file: string): AsyncGenerator<SnapshotLine> {
