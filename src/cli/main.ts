@@ -56,8 +56,13 @@ const COMMANDS: Record<string, Command> = {
         onProgress: (n) => info(progressLine('read', n, started)),
       });
       const total = Object.values(result.rows).reduce((a, b) => a + b, 0);
+      const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+      const { phases } = result;
       info(
-        `${result.replaced ? 'Replaced' : 'Imported'} workspace ${result.workspaceId}: ${total.toLocaleString('en-US')} rows in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+        `${result.replaced ? 'Replaced' : 'Imported'} workspace ${result.workspaceId}: ${total.toLocaleString('en-US')} rows in ${seconds(Date.now() - started)}`,
+      );
+      info(
+        `  load ${seconds(phases.load)} (waiting for COPY ${seconds(phases.loadWaitingForCopy)}), checks ${seconds(phases.checks)}, insert ${seconds(phases.insert)}, indexes ${seconds(phases.indexes)}, commit ${seconds(phases.commit)}`,
       );
     } finally {
       await runtime.close();

@@ -153,7 +153,8 @@ export class BinaryCopyRows {
   take(): Buffer {
     this.reserve(2);
     this.int16(-1);
-    const out = Buffer.from(this.buffer.subarray(0, this.at));
+    const out = this.buffer.subarray(0, this.at);
+    this.buffer = Buffer.allocUnsafe(this.buffer.length);
     this.at = 0;
     this.rows = 0;
     this.writeHeader();
@@ -186,7 +187,8 @@ export class BinaryCopyRows {
   private writeUuid(value: string): void {
     const buffer = this.buffer;
     let at = this.at;
-    for (const i of UUID_BYTE_AT) {
+    for (let b = 0; b < 16; b++) {
+      const i = UUID_BYTE_AT[b]!;
       buffer[at++] = (HEX[value.charCodeAt(i)]! << 4) | HEX[value.charCodeAt(i + 1)]!;
     }
     this.at = at;

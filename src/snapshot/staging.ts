@@ -1,0 +1,90 @@
+import { once } from 'node:events';
+import type pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import { BinaryCopyRows } from './copy-binary.ts';
+
+/** Bytes of rows gathered per table before they are sent as one COPY. */
+const CHUNK_BYTES = 4 << 20;
+
+/**
+ * Temporary staging tables `stage_<table>`, shaped like the real ones but without keys,
+ * references or checks, filled by binary COPY while a snapshot is still being read.
+ *
+ * Records of all tables arrive interleaved and a connection runs one COPY at a time, so
+ * each table gathers its rows in a buffer, and a full buffer goes out as one COPY of its
+ * own. Only one COPY is in flight: while PostgreSQL takes it in, the reader parses and
+ * checks the next records (the two use a core each); the next full buffer waits for it.
+ * Memory stays at a few buffers whatever the file's size.
+ */
+export class Staging {
+  private readonly buffers = new Map<string, BinaryCopyRows>();
+  private readonly counts = new Map<string, number>();
+  private inFlight: Promise<void> = Promise.resolve();
+  /** Time spent waiting for PostgreSQL to take in a COPY: reading outran loading. */
+  waitedMs = 0;
+
+  private constructor(
+    private readonly client: pg.PoolClient,
+    private readonly columns: ReadonlyMap<string, readonly string[]>,
+  ) {}
+
+  /** Creates the staging tables in the client's transaction; they are dropped at its end. */
+  static async create(
+    client: pg.PoolClient,
+    columns: ReadonlyMap<string, readonly string[]>,
+  ): Promise<Staging> {
+    for (const table of columns.keys()) {
+      await client.query(
+        `CREATE TEMP TABLE stage_${table} (LIKE ${table} INCLUDING DEFAULTS) ON COMMIT DROP`,
+      );
+    }
+    return new Staging(client, columns);
+  }
+
+  /** The buffer to write one row of `table` into (BinaryCopyRows.beginRow first). */
+  rowsOf(table: string): BinaryCopyRows {
+    let rows = this.buffers.get(table);
+    if (!rows) {
+      rows = new BinaryCopyRows();
+      this.buffers.set(table, rows);
+    }
+    return rows;
+  }
+
+  /** True once some table's buffer is full: time to `await send()`. */
+  get full(): boolean {
+    for (const rows of this.buffers.values()) if (rows.bytes >= CHUNK_BYTES) return true;
+    return false;
+  }
+
+  /** Sends every full buffer (`all`: every buffer with rows), each as one COPY. */
+  async send(all = false): Promise<void> {
+    for (const [table, rows] of this.buffers) {
+      if (rows.rows === 0 || (!all && rows.bytes < CHUNK_BYTES)) continue;
+      this.counts.set(table, (this.counts.get(table) ?? 0) + rows.rows);
+      const chunk = rows.take();
+      const started = performance.now();
+      await this.inFlight;
+      this.waitedMs += performance.now() - started;
+      this.inFlight = this.copy(table, chunk);
+      // Its failure surfaces at the next await of it; until then it is not unhandled.
+      this.inFlight.catch(() => undefined);
+    }
+    if (all) await this.inFlight;
+  }
+
+  /** Rows sent to `stage_<table>` so far. */
+  rows(table: string): number {
+    return this.counts.get(table) ?? 0;
+  }
+
+  private async copy(table: string, chunk: Buffer): Promise<void> {
+    const columns = this.columns.get(table)!;
+    const sink = this.client.query(
+      copyFrom(`COPY stage_${table} (${columns.join(', ')}) FROM STDIN (FORMAT binary)`),
+    );
+    const done = once(sink, 'finish');
+    sink.end(chunk);
+    await done;
+  }
+}

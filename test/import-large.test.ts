@@ -1,0 +1,95 @@
+import { createWriteStream } from 'node:fs';
+import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateWorkspace } from '../src/snapshot/generate.ts';
+import { importSnapshot, SnapshotImportError } from '../src/snapshot/import.ts';
+import { readSnapshot } from '../src/snapshot/read-snapshot.ts';
+import { createHarness, type Harness } from './support/harness.ts';
+
+/**
+ * Imports large enough that a table's indexes are dropped for the insert and built again
+ * after (import.ts, REBUILD_INDEXES_FROM_ROWS), beside a smaller import that keeps them.
+ */
+describe('large snapshot import', () => {
+  let h: Harness;
+  let dir: string;
+  beforeAll(async () => {
+    h = await createHarness();
+    dir = await mkdtemp(path.join(tmpdir(), 'll-import-large-'));
+  });
+  afterAll(async () => {
+    await h.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function generated(name: string, timeEntries: number, seed: number): Promise<string> {
+    const file = path.join(dir, `${name}.ndjson`);
+    const out = createWriteStream(file);
+    await generateWorkspace({ timeEntries, seed }, out);
+    await new Promise<void>((resolve) => out.end(() => resolve()));
+    return file;
+  }
+
+  /** Definition, validity and object id of each index of time_entries, by name. */
+  async function indexes(): Promise<Map<string, { definition: string; oid: number }>> {
+    const { rows } = await h.pool.query<{ name: string; definition: string; oid: number }>(
+      `SELECT indexrelid::regclass::text AS name, indexrelid::int AS oid,
+              pg_get_indexdef(indexrelid) || CASE WHEN indisvalid THEN '' ELSE ' (invalid)' END AS definition
+       FROM pg_index WHERE indrelid = 'time_entries'::regclass`,
+    );
+    return new Map(rows.map((r) => [r.name, { definition: r.definition, oid: r.oid }]));
+  }
+
+  const definitions = (m: Map<string, { definition: string }>) =>
+    new Map([...m].map(([name, { definition }]) => [name, definition]));
+
+  async function countOf(table: string): Promise<number> {
+    const { rows } = await h.pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${table}`);
+    return Number(rows[0]!.n);
+  }
+
+  it('writes nothing for a bad file, and leaves the indexes as they were', async () => {
+    const file = await generated('bad', 12_000, 3);
+    const before = await indexes();
+    const lines = (await readFile(file, 'utf8')).trimEnd().split('\n');
+    const entry = lines.findLast((l) => l.startsWith('{"type":"timeEntry"'))!;
+    const { id } = JSON.parse(entry) as { id: string };
+    await appendFile(file, `\n${entry}\n`);
+
+    const error = await importSnapshot(h.pool, readSnapshot(file)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SnapshotImportError);
+    expect((error as SnapshotImportError).issues).toContainEqual(
+      expect.objectContaining({ entity: 'timeEntry', id, field: 'id' }),
+    );
+    expect(await countOf('workspaces')).toBe(0);
+    expect(await countOf('time_entries')).toBe(0);
+    expect(await indexes()).toEqual(before);
+  });
+
+  it('builds the indexes of a table it fills again, as they were', async () => {
+    const file = await generated('large', 12_000, 3);
+    const before = await indexes();
+    const result = await importSnapshot(h.pool, readSnapshot(file));
+    expect(result.rows.time_entries).toBe(12_000);
+    expect(await countOf('time_entries')).toBe(12_000);
+    const after = await indexes();
+    expect(definitions(after)).toEqual(definitions(before));
+    expect(after.get('time_entries_user_date_idx')!.oid).not.toBe(
+      before.get('time_entries_user_date_idx')!.oid,
+    );
+  });
+
+  it('keeps the indexes of a table that already holds more rows than it brings', async () => {
+    await h.pool.query('ANALYZE time_entries');
+    const before = await indexes();
+    const result = await importSnapshot(
+      h.pool,
+      readSnapshot(await generated('smaller', 11_000, 4)),
+    );
+    expect(result.rows.time_entries).toBe(11_000);
+    expect(await countOf('time_entries')).toBe(23_000);
+    expect(await indexes()).toEqual(before);
+  });
+});
