@@ -1,48 +1,85 @@
-// How long do generating and importing N time entries take, and how much memory do they
-// need? Each step runs as its own CLI process under /usr/bin/time, so its peak RSS is its
-// own. Baseline in the same run: reading and JSON-parsing the same file and nothing else
-// (the floor any importer pays), so the ratio shows what validation, COPY and the checks cost.
+// How fast does a workspace snapshot import, end to end, and how far is that from
+// PostgreSQL's own COPY of the same rows? Generates N time entries (NDJSON), imports them with
+// the CLI (its own process under /usr/bin/time: wall time and peak RSS are the importer's;
+// the store runs apart, in this process's embedded PostgreSQL), then COPYs every imported
+// row again, as text and as binary, into plain tables without keys, references, checks or
+// indexes: the floor of any load into PostgreSQL. Also the floor of the reading side:
+// reading and JSON-parsing the file and nothing else.
 //
 //   npm run bench -- import [timeEntries=1000000]
 import { spawnSync } from 'node:child_process';
-import { createReadStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { chmod, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { pipeline } from 'node:stream/promises';
+import type pg from 'pg';
+import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
+import { createPool } from '../src/store/database.ts';
+import { startEmbeddedStore } from '../src/store/embedded-postgres.ts';
+import { migrate } from '../src/store/migrate.ts';
+import { cpuLoopMs } from './support.ts';
 
 const entries = Number(process.argv[2] ?? 1_000_000);
 const root = path.resolve(import.meta.dirname, '..');
 const dir = await mkdtemp(path.join(tmpdir(), 'll-bench-import-'));
 await chmod(dir, 0o755);
 const file = path.join(dir, 'workspace.ndjson');
-const env = { ...process.env, DATA_DIR: path.join(dir, 'data') };
 
-function timed(label: string, args: string[]): { seconds: number; rssMb: number } {
+/** Every table an import fills. */
+const TABLES = [
+  'workspaces',
+  'users',
+  'members',
+  'api_tokens',
+  'clients',
+  'projects',
+  'project_members',
+  'tasks',
+  'invoices',
+  'time_entries',
+  'expenses',
+  'invoice_lines',
+  'payees',
+  'payee_rates',
+  'payee_credits',
+  'team_bills',
+  'team_bill_lines',
+  'team_payments',
+  'team_payment_allocations',
+  'fx_rates',
+];
+
+interface Run {
+  seconds: number;
+  rssMb: number;
+  output: string;
+}
+
+function cli(label: string, args: string[], databaseUrl: string): Run {
   const result = spawnSync(
     '/usr/bin/time',
     [
       '-f',
       '%e %M',
       process.execPath,
+      '--initial-old-space-size=256',
       '--import',
       'tsx',
       path.join(root, 'src/cli/main.ts'),
       ...args,
     ],
-    {
-      env,
-      encoding: 'utf8',
-    },
+    { env: { ...process.env, DATABASE_URL: databaseUrl }, encoding: 'utf8', cwd: root },
   );
-  const last = result.stderr.trim().split('\n').at(-1) ?? '';
+  const lines = result.stderr.trim().split('\n');
   if (result.status !== 0) throw new Error(`${label} failed:\n${result.stderr}`);
-  const [seconds, kb] = last.split(' ').map(Number);
-  return { seconds: seconds!, rssMb: kb! / 1024 };
+  const [seconds, kb] = (lines.at(-1) ?? '').split(' ').map(Number);
+  return { seconds: seconds!, rssMb: kb! / 1024, output: lines.slice(0, -1).join('\n') };
 }
 
 async function parseOnly(): Promise<number> {
-  const started = process.hrtime.bigint();
+  const started = performance.now();
   let n = 0;
   for await (const line of createInterface({
     input: createReadStream(file, { highWaterMark: 1 << 20 }),
@@ -54,38 +91,99 @@ async function parseOnly(): Promise<number> {
     }
   }
   if (n === 0) throw new Error('empty file');
-  return Number(process.hrtime.bigint() - started) / 1e9;
+  return (performance.now() - started) / 1000;
 }
 
+/**
+ * COPYs every row of the workspace out to files (not timed), then back into plain tables
+ * (`LIKE` the real ones: columns and NOT NULL only), timed; all in a transaction that is
+ * rolled back.
+ */
+async function copyBaseline(
+  pool: pg.Pool,
+  workspaceId: string,
+  format: 'text' | 'binary',
+): Promise<{ seconds: number; rows: number }> {
+  const client = await pool.connect();
+  try {
+    // COPY takes no parameters; the query reads the workspace id from a setting instead.
+    await client.query(`SELECT set_config('bench.workspace', $1, false)`, [workspaceId]);
+    let rows = 0;
+    for (const table of TABLES) {
+      const where = `${table === 'workspaces' ? 'id' : 'workspace_id'} = current_setting('bench.workspace')::uuid`;
+      const { rows: counted } = await client.query<{ n: string }>(
+        `SELECT count(*) AS n FROM ${table} WHERE ${where}`,
+      );
+      rows += Number(counted[0]!.n);
+      const source = client.query(
+        copyTo(`COPY (SELECT * FROM ${table} WHERE ${where}) TO STDOUT (FORMAT ${format})`),
+      );
+      await pipeline(source, createWriteStream(path.join(dir, `${table}.${format}`)));
+    }
+    await client.query('BEGIN');
+    for (const table of TABLES)
+      await client.query(`CREATE TABLE baseline_${table} (LIKE ${table})`);
+    const started = performance.now();
+    for (const table of TABLES) {
+      const sink = client.query(copyFrom(`COPY baseline_${table} FROM STDIN (FORMAT ${format})`));
+      await pipeline(createReadStream(path.join(dir, `${table}.${format}`)), sink);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    await client.query('ROLLBACK');
+    for (const table of TABLES) await rm(path.join(dir, `${table}.${format}`));
+    return { seconds, rows };
+  } finally {
+    client.release();
+  }
+}
+
+const store = await startEmbeddedStore({ dataDir: path.join(dir, 'data') });
+const pool = createPool(store.url, 2);
 try {
-  const generate = timed('generate', [
+  await migrate(pool);
+  const loopBefore = cpuLoopMs();
+  const generate = cli(
     'generate',
-    '--time-entries',
-    String(entries),
-    '--seed',
-    '42',
-    '--out',
-    file,
-  ]);
+    ['generate', '--time-entries', String(entries), '--seed', '42', '--out', file],
+    store.url,
+  );
   const bytes = (await stat(file)).size;
   const parse = await parseOnly();
-  const load = timed('import', ['import', file]);
-  const row = (name: string, r: { seconds: number; rssMb: number }) =>
-    `${name.padEnd(10)} ${r.seconds.toFixed(1).padStart(7)} s  ${Math.round(entries / r.seconds)
+  const load = cli('import', ['import', file], store.url);
+  const workspaceId = /workspace ([0-9a-f-]{36})/.exec(load.output)?.[1];
+  if (!workspaceId) throw new Error(`import printed no workspace id:\n${load.output}`);
+  const text = await copyBaseline(pool, workspaceId, 'text');
+  const binary = await copyBaseline(pool, workspaceId, 'binary');
+  const loopAfter = cpuLoopMs();
+
+  const rows = text.rows;
+  const perSecond = (seconds: number) =>
+    `${Math.round(rows / seconds)
       .toLocaleString('en-US')
-      .padStart(10)} entries/s  peak RSS ${Math.round(r.rssMb)} MB`;
+      .padStart(9)} rows/s`;
+  const line = (name: string, seconds: number, extra = '') =>
+    console.log(`${name.padEnd(24)} ${seconds.toFixed(1).padStart(7)} s  ${extra}`);
   console.log(
-    `${entries.toLocaleString('en-US')} time entries, file ${(bytes / 2 ** 20).toFixed(0)} MiB`,
+    `${entries.toLocaleString('en-US')} time entries: ${rows.toLocaleString('en-US')} rows in all tables, file ${(bytes / 2 ** 20).toFixed(0)} MiB`,
   );
-  console.log(row('generate', generate));
-  console.log(row('import', load));
-  console.log(
-    `${'parse only'.padEnd(10)} ${parse.toFixed(1).padStart(7)} s  (baseline: read + JSON.parse, in-process)`,
+  line('generate', generate.seconds, `peak RSS ${Math.round(generate.rssMb)} MB`);
+  line(
+    'import, end to end',
+    load.seconds,
+    `${perSecond(load.seconds)}  peak RSS ${Math.round(load.rssMb)} MB`,
   );
-  console.log(`import / parse-only time: ${(load.seconds / parse).toFixed(2)}x`);
+  console.log(`  ${load.output.split('\n').at(-1)!.trim()}`);
+  line('COPY FROM, text', text.seconds, perSecond(text.seconds));
+  line('COPY FROM, binary', binary.seconds, perSecond(binary.seconds));
+  line('read + JSON.parse only', parse, '(in-process)');
   console.log(
-    `peak RSS under 1 GB: generate ${generate.rssMb < 1024 ? 'yes' : 'NO'}, import ${load.rssMb < 1024 ? 'yes' : 'NO'}`,
+    `import / COPY text ${(load.seconds / text.seconds).toFixed(2)}x, import / COPY binary ${(load.seconds / binary.seconds).toFixed(2)}x, import / parse only ${(load.seconds / parse).toFixed(2)}x`,
+  );
+  console.log(
+    `CPU loop (support.ts): ${loopBefore.toFixed(0)} ms before, ${loopAfter.toFixed(0)} ms after (about 500-850 ms on a quiet machine)`,
   );
 } finally {
+  await pool.end();
+  await store.stop();
   await rm(dir, { recursive: true, force: true });
 }
