@@ -1,28 +1,20 @@
 import type pg from 'pg';
 import type { z } from 'zod';
 import { allCurrencyScales } from '../money/currencies.ts';
-import { deleteWorkspace } from '../store/delete-workspace.ts';
-import { hashSecret, parseToken } from '../tokens/token-format.ts';
-import type { BinaryCopyRows } from './copy-binary.ts';
 import { IMPORT_CHECKS, UNIQUENESS_CHECKS, type ImportCheck } from './import-checks.ts';
+import { insertStaged } from './import-insert.ts';
+import { STAGED_COLUMNS, stageRecord, TOKENS } from './import-rows.ts';
 import type { SnapshotLine } from './read-snapshot.ts';
 import {
   RECORD_TYPES,
   SNAPSHOT_VERSION,
   workspaceRecord,
-  type RecordOf,
   type RecordType,
   type WorkspaceRecord,
 } from './records.ts';
 import { plainRecord } from './plain-records.ts';
 import { Staging } from './staging.ts';
-import {
-  INSERT_ORDER,
-  TABLES,
-  type ColumnKind,
-  type ColumnSpec,
-  type TableName,
-} from './tables.ts';
+import { INSERT_ORDER } from './tables.ts';
 
 /** One problem found in a snapshot: which record, which field, what is wrong. */
 export interface ImportIssue {
@@ -75,32 +67,8 @@ export interface ImportPhases {
 
 const MAX_ISSUES = 1000;
 const UNIQUE_VIOLATION = '23505';
-const TOKENS = 'api_tokens';
 /** Every table a snapshot fills, each after the tables it references. */
 const LOAD_ORDER = [...INSERT_ORDER.slice(0, 2), TOKENS, ...INSERT_ORDER.slice(2)];
-const STAGED_COLUMNS = new Map<string, readonly string[]>([
-  ...INSERT_ORDER.map((t) => [t, TABLES[t].columns.map((c) => c.column)] as const),
-  [
-    TOKENS,
-    [
-      'prefix',
-      'workspace_id',
-      'user_id',
-      'env',
-      'secret_sha256',
-      'scopes',
-      'created_at',
-      'last_used_at',
-      'revoked_at',
-    ],
-  ],
-]);
-/**
- * Below this many rows a table keeps its indexes during the insert: dropping one takes the
- * table's exclusive lock, which a small import should never need.
- */
-const REBUILD_INDEXES_FROM_ROWS = 10_000;
-
 /**
  * Imports one workspace snapshot in one transaction, in three steps:
  * 1. Each record is checked on its own (records.ts; plain-records.ts is the fast path for
@@ -137,15 +105,15 @@ export async function importSnapshot(
     clock.end('checks');
 
     await client.query('SAVEPOINT insert');
-    const rows = await insert(client, workspace, staging, exists, clock).catch(
-      async (error: unknown) => {
-        if (!isUniqueViolation(error)) throw error;
-        // A unique constraint tripped: name every offender (import-checks.ts).
-        await client.query('ROLLBACK TO SAVEPOINT insert');
-        await check(client, workspace, issues, UNIQUENESS_CHECKS);
-        throw issues.total > 0 ? issues.toError() : error;
-      },
-    );
+    const rows = await insertStaged(client, workspace, staging, exists, LOAD_ORDER, (phase) =>
+      clock.end(phase),
+    ).catch(async (error: unknown) => {
+      if (!isUniqueViolation(error)) throw error;
+      // A unique constraint tripped: name every offender (import-checks.ts).
+      await client.query('ROLLBACK TO SAVEPOINT insert');
+      await check(client, workspace, issues, UNIQUENESS_CHECKS);
+      throw issues.total > 0 ? issues.toError() : error;
+    });
     await client.query('COMMIT');
     clock.end('commit');
     return {
@@ -317,259 +285,6 @@ function parseRecord(
   const plain = plainRecord(type, data);
   if (plain !== undefined) return { success: true, data: plain };
   return (RECORD_TYPES[type].schema as z.ZodType).safeParse(data);
-}
-
-/** Values the importer gives columns that have no field in the record (keys, positions). */
-type Fill = Record<string, string | number>;
-
-const TABLE_OF_TYPE = {
-  user: 'users',
-  member: 'members',
-  client: 'clients',
-  task: 'tasks',
-  timeEntry: 'time_entries',
-  expense: 'expenses',
-  fxRate: 'fx_rates',
-} as const;
-
-/** Writes one checked record as rows of its table and of the tables of its nested records. */
-function stageRecord(
-  staging: Staging,
-  type: RecordType,
-  record: unknown,
-  workspaceId: string,
-  now: string,
-  reject: (message: string, field: string) => void,
-): void {
-  const ws: Fill = { workspace_id: workspaceId };
-  switch (type) {
-    case 'user':
-    case 'member':
-    case 'client':
-    case 'task':
-    case 'timeEntry':
-    case 'expense':
-    case 'fxRate':
-      return put(staging, TABLE_OF_TYPE[type], record as object, ws, now);
-    case 'token': {
-      const token = record as RecordOf<'token'>;
-      let prefix: string, env: string, sha256: string;
-      if ('token' in token) {
-        const parsed = parseToken(token.token);
-        if (!parsed) return reject('must look like tt_<live|test>_<prefix12>_<secret32>', 'token');
-        ({ prefix, env } = parsed);
-        sha256 = hashSecret(parsed.secret).toString('hex');
-      } else {
-        ({ prefix, env } = token);
-        sha256 = token.secretSha256;
-      }
-      const rows = staging.rowsOf(TOKENS);
-      rows.beginRow(9);
-      rows.text(prefix);
-      rows.uuid(workspaceId);
-      rows.uuid(token.userId);
-      rows.text(env);
-      rows.byteaHex(sha256);
-      rows.textArray(token.scopes);
-      rows.timestamptz(token.createdAt ?? now);
-      for (const at of [token.lastUsedAt, token.revokedAt]) {
-        if (at === null) rows.null();
-        else rows.timestamptz(at);
-      }
-      return;
-    }
-    case 'project': {
-      const project = record as RecordOf<'project'>;
-      put(staging, 'projects', project, ws, now);
-      const fill = { ...ws, project_id: project.id };
-      for (const userId of project.memberIds)
-        put(staging, 'project_members', { userId }, fill, now);
-      return;
-    }
-    case 'invoice': {
-      const invoice = record as RecordOf<'invoice'>;
-      put(staging, 'invoices', invoice, ws, now);
-      const fill: Fill = { ...ws, invoice_id: invoice.id, position: 0 };
-      invoice.lines.forEach((line, i) => {
-        fill.position = i;
-        put(staging, 'invoice_lines', line, fill, now);
-      });
-      return;
-    }
-    case 'payee': {
-      const payee = record as RecordOf<'payee'>;
-      put(staging, 'payees', payee, ws, now);
-      const fill = { ...ws, payee_id: payee.id };
-      for (const rate of payee.rates) put(staging, 'payee_rates', rate, fill, now);
-      for (const credit of payee.credits) put(staging, 'payee_credits', credit, fill, now);
-      return;
-    }
-    case 'bill': {
-      const bill = record as RecordOf<'bill'>;
-      put(staging, 'team_bills', bill, ws, now);
-      const fill: Fill = { ...ws, bill_id: bill.id, position: 0 };
-      bill.lines.forEach((line, i) => {
-        fill.position = i;
-        put(staging, 'team_bill_lines', line, fill, now);
-      });
-      return;
-    }
-    case 'payment': {
-      const payment = record as RecordOf<'payment'>;
-      put(staging, 'team_payments', payment, ws, now);
-      const fill: Fill = { ...ws, payment_id: payment.id, position: 0 };
-      payment.allocations.forEach((allocation, i) => {
-        fill.position = i;
-        put(staging, 'team_payment_allocations', allocation, fill, now);
-      });
-      return;
-    }
-  }
-}
-
-function put(staging: Staging, table: TableName, values: object, fill: Fill, now: string): void {
-  writeRow(staging.rowsOf(table), TABLES[table].columns, values as Fields, fill, now);
-}
-
-type Fields = Record<string, unknown>;
-
-/** One row in the column order of its table spec; a missing createdAt is the import time. */
-function writeRow(
-  rows: BinaryCopyRows,
-  columns: readonly ColumnSpec[],
-  record: Fields,
-  fill: Fill,
-  now: string,
-): void {
-  rows.beginRow(columns.length);
-  for (const column of columns) {
-    let value = column.field === undefined ? fill[column.column] : record[column.field];
-    if (value === undefined || value === null) {
-      if (column.column === 'created_at') value = now;
-      else if (column.column === 'updated_at') value = record.createdAt ?? now;
-      else {
-        rows.null();
-        continue;
-      }
-    }
-    writeValue(rows, column.kind, value);
-  }
-}
-
-function writeValue(rows: BinaryCopyRows, kind: ColumnKind, value: unknown): void {
-  switch (kind) {
-    case 'uuid':
-      return rows.uuid(value as string);
-    case 'text':
-      return rows.text(value as string);
-    case 'int':
-      return rows.int4(value as number);
-    case 'bool':
-      return rows.bool(value as boolean);
-    case 'date':
-      return rows.date(value as string);
-    case 'timestamp':
-      return rows.timestamptz(value as string);
-    case 'money':
-    case 'rate':
-    case 'decimal':
-      return rows.numeric(value as string);
-    case 'uuid[]':
-      return rows.uuidArray(value as string[]);
-    case 'text[]':
-      return rows.textArray(value as string[]);
-    case 'json':
-      return rows.jsonb(value);
-  }
-}
-
-async function insert(
-  client: pg.PoolClient,
-  workspace: WorkspaceRecord,
-  staging: Staging,
-  exists: boolean,
-  clock: PhaseClock,
-): Promise<Record<string, number>> {
-  if (exists) await deleteWorkspace(client, workspace.id);
-  await client.query(
-    `INSERT INTO workspaces (id, name, plan, base_currency, timezone, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, coalesce($6::timestamptz, now()), coalesce($7::timestamptz, $6::timestamptz, now()))`,
-    [
-      workspace.id,
-      workspace.name,
-      workspace.plan,
-      workspace.baseCurrency,
-      workspace.timezone,
-      workspace.createdAt ?? null,
-      workspace.updatedAt ?? null,
-    ],
-  );
-  await skipForeignKeyTriggers(client);
-  // Sorting for the inserts and building indexes go faster with room to work in memory.
-  await client.query(`SET LOCAL work_mem = '256MB'`);
-  await client.query(`SET LOCAL maintenance_work_mem = '512MB'`);
-  const rows: Record<string, number> = {};
-  for (const table of LOAD_ORDER) {
-    const staged = staging.rows(table);
-    if (staged === 0) continue;
-    const dropped = await dropIndexesForLargeLoad(client, table, staged);
-    // In key order, the primary key and the (workspace_id, id) key grow at one end.
-    const order = TABLES[table as TableName]?.columns.some((c) => c.column === 'id')
-      ? ' ORDER BY id'
-      : '';
-    const result = await client.query(`INSERT INTO ${table} SELECT * FROM stage_${table}${order}`);
-    rows[table] = result.rowCount ?? 0;
-    clock.end('insert');
-    for (const definition of dropped) await client.query(definition);
-    clock.end('indexes');
-  }
-  return rows;
-}
-
-/**
- * Inserting millions of rows into a table's indexes in random order costs several times
- * building them afresh (docs/import.md). When a load brings more rows to a table than it
- * holds, the table's indexes that back no constraint are dropped before the insert, and
- * their definitions returned to build them again after. Constraint indexes (keys, unique)
- * stay: references depend on them, and key order makes their inserts cheap.
- */
-async function dropIndexesForLargeLoad(
-  client: pg.PoolClient,
-  table: string,
-  rows: number,
-): Promise<string[]> {
-  if (rows < REBUILD_INDEXES_FROM_ROWS) return [];
-  const { rows: held } = await client.query<{ n: number }>(
-    'SELECT greatest(reltuples, 0)::float8 AS n FROM pg_class WHERE oid = $1::regclass',
-    [table],
-  );
-  if (rows <= (held[0]?.n ?? 0)) return [];
-  const { rows: indexes } = await client.query<{ name: string; definition: string }>(
-    `SELECT i.indexrelid::regclass::text AS name, pg_get_indexdef(i.indexrelid) AS definition
-     FROM pg_index i
-     WHERE i.indrelid = $1::regclass
-       AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid)`,
-    [table],
-  );
-  for (const { name } of indexes) await client.query(`DROP INDEX ${name}`);
-  return indexes.map((i) => i.definition);
-}
-
-/**
- * The staged rows were checked against every foreign key of the schema (import-checks.ts:
- * each reference resolves inside the snapshot, and every row gets the snapshot's workspace
- * id), so the per-row FK triggers would only repeat that work, and they make a bulk insert
- * several times slower. Turning them off needs superuser (the embedded store is); elsewhere
- * the triggers stay on and only speed is lost. Unique and CHECK constraints always apply.
- */
-async function skipForeignKeyTriggers(client: pg.PoolClient): Promise<void> {
-  await client.query('SAVEPOINT fk_triggers');
-  try {
-    await client.query('SET LOCAL session_replication_role = replica');
-    await client.query('RELEASE SAVEPOINT fk_triggers');
-  } catch {
-    await client.query('ROLLBACK TO SAVEPOINT fk_triggers');
-  }
 }
 
 async function check(
