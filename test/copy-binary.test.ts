@@ -149,6 +149,32 @@ describe('binary COPY rows', () => {
     ).toEqual(['{"n": 1.5, "list": [null, true], "name": "Ünï \\"q\\"\\n😀"}']);
   });
 
+  it('reuses the memory of a COPY stream handed back after it was sent', async () => {
+    await client.query('DROP TABLE IF EXISTS t; CREATE TEMP TABLE t (n serial, v text)');
+    const rows = new BinaryCopyRows(64);
+    const send = async (chunk: Buffer) => {
+      const sink = client.query(copyFrom('COPY t (v) FROM STDIN (FORMAT binary)'));
+      const done = once(sink, 'finish');
+      sink.end(chunk);
+      await done;
+    };
+    const write = (text: string) => {
+      rows.beginRow(1);
+      rows.text(text);
+      return rows.take();
+    };
+    const first = write('first');
+    await send(first);
+    rows.recycle(first);
+    // The buffer being written when `first` came back is taken next; the one after is first's.
+    await send(write('second'));
+    const third = write('third');
+    expect(third.buffer).toBe(first.buffer);
+    await send(third);
+    const { rows: back } = await client.query<{ v: string }>('SELECT v FROM t ORDER BY n');
+    expect(back.map((r) => r.v)).toEqual(['first', 'second', 'third']);
+  });
+
   it('grows past its first buffer and starts over after take()', async () => {
     const long = 'x'.repeat(100_000);
     expect(await roundTrip('text', [long, 'short'], (rows, v) => rows.text(v))).toEqual([

@@ -8,10 +8,11 @@
 export class BinaryCopyRows {
   rows = 0;
   private buffer: Buffer;
+  private spare: Buffer | undefined;
   private at = 0;
 
   constructor(initialBytes = 1 << 16) {
-    this.buffer = Buffer.allocUnsafe(initialBytes);
+    this.buffer = Buffer.allocUnsafeSlow(initialBytes);
     this.writeHeader();
   }
 
@@ -154,11 +155,24 @@ export class BinaryCopyRows {
     this.reserve(2);
     this.int16(-1);
     const out = this.buffer.subarray(0, this.at);
-    this.buffer = Buffer.allocUnsafe(this.buffer.length);
+    this.buffer = this.spare ?? Buffer.allocUnsafeSlow(this.buffer.length);
+    this.spare = undefined;
     this.at = 0;
     this.rows = 0;
     this.writeHeader();
     return out;
+  }
+
+  /**
+   * Hands back the memory of a COPY stream taken before, once it has been sent: the next
+   * take() reuses it instead of asking the system for fresh pages.
+   */
+  recycle(taken: Buffer): void {
+    // Buffers here are never slices of Node's shared pool (allocUnsafeSlow): a taken stream
+    // owns its whole memory, which nothing else can be using once it was sent.
+    if (taken.byteOffset === 0 && taken.buffer.byteLength === this.buffer.length) {
+      this.spare = Buffer.from(taken.buffer);
+    }
   }
 
   /** A one-dimensional array without NULLs; its length is known once its elements are written. */
@@ -220,7 +234,7 @@ export class BinaryCopyRows {
 
   private reserve(bytes: number): void {
     if (this.at + bytes <= this.buffer.length) return;
-    const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.at + bytes));
+    const grown = Buffer.allocUnsafeSlow(Math.max(this.buffer.length * 2, this.at + bytes));
     this.buffer.copy(grown, 0, 0, this.at);
     this.buffer = grown;
   }

@@ -66,7 +66,7 @@ export class Staging {
       const started = performance.now();
       await this.inFlight;
       this.waitedMs += performance.now() - started;
-      this.inFlight = this.copy(table, chunk);
+      this.inFlight = this.copy(table, chunk).then(() => rows.recycle(chunk));
       // Its failure surfaces at the next await of it; until then it is not unhandled.
       this.inFlight.catch(() => undefined);
     }
