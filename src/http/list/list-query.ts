@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { decimalTextProblem, RATE_SCALE } from '../../money/money.ts';
+import { FIRST_DAY, isStorableDate, LAST_DAY, storableTimestamp } from '../../stored-values.ts';
 import { validationFailed } from '../errors.ts';
 
 // Query-string building blocks of the list endpoints (api-v1 "List endpoints", decisions 5).
@@ -43,16 +44,15 @@ export interface RangeBound {
 }
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const timestamp = storableTimestamp();
 
 function rangeBound(end: 'from' | 'to') {
   return once(
     z
       .string()
       .refine(
-        (v) =>
-          (DATE.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`))) ||
-          z.iso.datetime({ offset: true }).safeParse(v).success,
-        'must be a date (YYYY-MM-DD) or an ISO 8601 timestamp',
+        (v) => isStorableDate(v) || timestamp.safeParse(v).success,
+        `must be a date (YYYY-MM-DD) or an ISO 8601 timestamp that exists, from ${FIRST_DAY} to ${LAST_DAY}`,
       )
       .transform((v): RangeBound => {
         if (!DATE.test(v)) return { epochMicros: isoToMicros(v), exclusive: false };
