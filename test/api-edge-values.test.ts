@@ -228,4 +228,25 @@ describe('values the stores cannot hold', () => {
       ]),
     );
   });
+
+  it('refuses __proto__ and other names of Object.prototype on the strict endpoints', async () => {
+    for (const path of [
+      '/team-payouts/bills',
+      `/team-payouts/bills/${ids.bill}`,
+      '/team-payouts/payments',
+      '/team-payouts/payees',
+      '/team-payouts/unpaid-time',
+      '/team-payouts/summary',
+      '/team-payouts/profitability',
+      '/exports/bills?format=csv',
+    ]) {
+      for (const name of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+        const url = `${path}${path.includes('?') ? '&' : '?'}${name}=1`;
+        const res = await send('GET', url);
+        expect(res.status, url).toBe(422);
+        expect(res.body.error.code, url).toBe('invalid_query');
+        expect(Object.keys(res.body.error.fields as object), url).toEqual([name]);
+      }
+    }
+  });
 });
