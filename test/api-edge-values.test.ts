@@ -249,4 +249,42 @@ describe('values the stores cannot hold', () => {
       }
     }
   });
+
+  it('takes back only the exact cursor it issued: any other text is invalid_cursor', async () => {
+    for (const name of ['Cursor A', 'Cursor B'])
+      expect((await send('POST', '/clients', { name })).status).toBe(201);
+    const page = await send('GET', '/clients?limit=1&sort=name');
+    const cursor = page.body.pagination.nextCursor as string;
+    expect(cursor).toMatch(/^[\w-]+\.[\w-]+$/);
+    expect((await send('GET', `/clients?limit=1&sort=name&cursor=${cursor}`)).status).toBe(200);
+
+    // The signature's last character carries 4 unused bits: another character with the same
+    // 2 used bits decodes to the same bytes.
+    const last = cursor.at(-1)!;
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const twin = [...alphabet].find(
+      (c) =>
+        c !== last &&
+        Buffer.from(`${cursor.slice(0, -1)}${c}`.split('.')[1]!, 'base64url').equals(
+          Buffer.from(cursor.split('.')[1]!, 'base64url'),
+        ),
+    )!;
+    const [body, signature] = cursor.split('.') as [string, string];
+    for (const [what, text] of [
+      ['é appended', `${cursor}é`],
+      ['== appended', `${cursor}==`],
+      ['= padding on the body', `${body}=.${signature}`],
+      ['a blank appended', `${cursor} `],
+      ['the same bytes spelt otherwise', `${cursor.slice(0, -1)}${twin}`],
+      ['5,000 characters of junk', 'x'.repeat(5000)],
+      ['5,000 characters after a valid cursor', `${cursor}${'A'.repeat(5000)}`],
+    ]) {
+      for (const path of ['/clients?limit=1&sort=name', '/team-payouts/payments?limit=1']) {
+        const url = `${path}&cursor=${encodeURIComponent(text!)}`;
+        const res = await send('GET', url);
+        expect(res.status, `${path} ${what}`).toBe(422);
+        expect(res.body.error.code, `${path} ${what}`).toBe('invalid_cursor');
+      }
+    }
+  });
 });
