@@ -287,4 +287,64 @@ describe('values the stores cannot hold', () => {
       }
     }
   });
+
+  it('answers a PATCH of an unknown record 404 whatever the body, as time entries do', async () => {
+    const unknown = 'dead0000-0000-4000-8000-00000000dead';
+    for (const resource of ['clients', 'expenses', 'tasks', 'time-entries']) {
+      for (const body of [
+        { name: '', amount: 'x', startDate: '0000-01-01', note: `n${NUL}`, duration: 'soon' },
+        [1, 2],
+        'text',
+      ]) {
+        for (const id of [unknown, 'not-a-uuid']) {
+          const path = `/${resource}/${id}`;
+          const res = await apiRequest(h.app, {
+            method: 'PATCH',
+            path,
+            body: typeof body === 'string' ? JSON.stringify(body) : body,
+            token: TOKENS.owner,
+          });
+          expect(res.status, `${path} ${JSON.stringify(body)}`).toBe(404);
+          expect(res.body.error.code).toBe('not_found');
+        }
+      }
+    }
+    // A record that exists still gets its 422.
+    for (const [path, body] of [
+      [`/clients/${ids.client}`, { name: '' }],
+      [`/expenses/${ids.expense}`, { amount: 'x' }],
+      [`/tasks/${ids.task}`, { startDate: '0000-01-01' }],
+    ] as const) {
+      const res = await send('PATCH', path, body);
+      expect(res.status, path).toBe(422);
+      expect(res.body.error.code).toBe('validation_failed');
+    }
+  });
+
+  it("answers 403 before 422 to a Member's PATCH of a task they are not assigned to", async () => {
+    const res = await apiRequest(h.app, {
+      method: 'PATCH',
+      path: `/tasks/${ids.task}`,
+      body: { startDate: '0000-01-01' },
+      token: TOKENS.manager,
+    });
+    // The Manager may edit any task: the body is what is wrong.
+    expect(res.status).toBe(422);
+    const created = await apiRequest(h.app, {
+      method: 'POST',
+      path: '/tasks',
+      body: { projectId: ids.project, name: 'Not the member’s', assigneeIds: [ids.owner] },
+      token: TOKENS.owner,
+      headers: { 'idempotency-key': freshKey() },
+    });
+    expect(created.status).toBe(201);
+    const forbidden = await apiRequest(h.app, {
+      method: 'PATCH',
+      path: `/tasks/${created.body.data.id as string}`,
+      body: { startDate: '0000-01-01' },
+      token: TOKENS.member,
+    });
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.body.error.code).toBe('forbidden_scope');
+  });
 });
