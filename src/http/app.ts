@@ -21,6 +21,7 @@ import { registerProfitabilityRoute } from '../reports/profitability/profitabili
 import { registerTeamPayoutRoutes } from '../reports/team-payouts/team-payouts.route.ts';
 import { loadServerSecret } from '../store/server-secret.ts';
 import { CursorCodec } from './list/cursor.ts';
+import { answerClientError, answerFrameworkError, MAX_PARAM_LENGTH } from './client-errors.ts';
 import type { Database, TokenEnv } from '../store/schema.ts';
 import { authenticate } from './auth.ts';
 import { TokenUseRecorder } from '../tokens/token.repository.ts';
@@ -99,6 +100,9 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     logger: { level: deps.logLevel ?? 'silent' },
     bodyLimit: 1024 * 1024,
     genReqId: () => randomUUID(),
+    clientErrorHandler: answerClientError,
+    frameworkErrors: answerFrameworkError,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
   });
   registerErrorHandling(app);
   registerJsonBodyParser(app);
