@@ -221,12 +221,20 @@ function bodyFor(
   refused: string[] = [],
 ): fc.Arbitrary<Record<string, Json>> {
   const properties = Object.entries((schema.properties ?? {}) as Record<string, Json>);
-  const record = Object.fromEntries(
+  const allowed = new Map(
     properties
       .filter(([name]) => !refused.includes(name))
       .map(([name, s]) => [name, allowedValue(s ?? {}, name, depth)] as const),
   );
-  const required = ((schema.required ?? []) as string[]).filter((name) => name in record);
+  const required = ((schema.required ?? []) as string[]).filter((name) => allowed.has(name));
+  const optional = [...allowed.keys()].filter((name) => !required.includes(name));
+  // The required fields and up to three others: a body with fewer fields has fewer ways to
+  // contradict itself, so more of them pass validation and reach the store.
+  const valid = fc
+    .subarray(optional, { maxLength: 3 })
+    .chain((names) =>
+      fc.record(Object.fromEntries([...required, ...names].map((n) => [n, allowed.get(n)!]))),
+    );
   const spoiled =
     properties.length === 0
       ? fc.constant({})
@@ -241,7 +249,7 @@ function bodyFor(
   });
   return fc
     .tuple(
-      fc.record(record, { requiredKeys: required }),
+      valid,
       spoiled,
       fc.oneof({ weight: 4, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: extra }),
     )
@@ -398,7 +406,15 @@ describe('the API under fuzzed input (property)', () => {
   };
 
   it('answers no 5xx, and every error in the envelope with a status and code of decisions 3', async () => {
-    const anyRequest = fc.constantFrom(...operations).chain(requestFor);
+    // Writes weigh more: they are what can reach the store and the sync.
+    const anyRequest = fc
+      .oneof(
+        ...operations.map((op) => ({
+          weight: op.method === 'GET' ? 1 : 3,
+          arbitrary: fc.constant(op),
+        })),
+      )
+      .chain(requestFor);
     const seen = new Map<string, number>();
     await fc.assert(
       fc.asyncProperty(anyRequest, async (request) => {
@@ -420,7 +436,7 @@ describe('the API under fuzzed input (property)', () => {
         expect(error.message, where).toBeTypeOf('string');
         expect(error.requestId, where).toBe(res.headers['x-request-id']);
       }),
-      { numRuns: 400 },
+      { numRuns: 600 },
     );
     // What the runs reached, for a reader of the log: each operation's answers by status.
     console.log(
@@ -429,9 +445,14 @@ describe('the API under fuzzed input (property)', () => {
         .map(([k, n]) => `${k}: ${n}`)
         .join('\n'),
     );
-    // The fuzzing must get past validation: successful writes of each kind were among the runs.
-    for (const write of ['POST /api/v1/clients 201', 'PATCH /api/v1/time-entries/{id} 200'])
-      expect(seen.get(write) ?? 0, write).toBeGreaterThan(0);
+    // The fuzzing must get past validation: writes of several kinds succeeded among the runs
+    // (each kind's share is random; at these weights three kinds or more always are).
+    const written = new Set(
+      [...seen.keys()]
+        .filter((k) => / 20[01]$/.test(k) && !k.startsWith('GET'))
+        .map((k) => k.split(' ')[1]!.split('/')[3]),
+    );
+    expect([...written].length, [...written].join()).toBeGreaterThanOrEqual(3);
   }, 600_000);
 
   it('leaves a read model that still follows the store', async () => {
