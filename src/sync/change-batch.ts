@@ -7,7 +7,7 @@ import { SearchIndexUpdate } from '../search/search-index.ts';
 import { ExportJournalUpdate } from '../exports/export-journal.ts';
 import { SummaryUpdate } from '../summaries/summaries.ts';
 import { ApplyError, findBadValue } from './apply-error.ts';
-import { castText, readCsv } from './csv-dialect.ts';
+import { asText, castText, readCsv } from './csv-dialect.ts';
 import { columnNames, LOAD_DIR_PREFIX, type ColumnInfo } from './full-sync.ts';
 import { parsePgArray } from './pg-array.ts';
 
@@ -376,6 +376,6 @@ function changesCsv(file: string, columns: ColumnInfo[]): string {
   return readCsv(file, [
     { name: '_seq', type: 'BIGINT' },
     { name: '_op', type: 'VARCHAR' },
-    ...columns.map((c) => ({ name: c.name, type: 'VARCHAR' })),
+    ...asText(columns),
   ]);
 }

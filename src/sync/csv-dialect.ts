@@ -32,22 +32,31 @@ export function readCsv(file: string, columns: { name: string; type: string }[])
 export const isArray = (column: ColumnInfo): boolean => column.type.endsWith('[]');
 
 /**
- * The read model's value of a column read as text. An array goes through DuckDB's JSON
- * parser: a direct cast of `["a\nb"]` to VARCHAR[] reads list-literal syntax, in which a
- * backslash escapes the next character, and keeps `anb`.
+ * The read model's value of a column read as text: the one conversion of the first load and
+ * the stream alike, strict, so a value the read model cannot hold fails its batch instead of
+ * changing (read_csv's own TIMESTAMPTZ parsing turned a value it could not read into NULL).
+ * An array goes through DuckDB's JSON parser: a direct cast of `["a\nb"]` to VARCHAR[] reads
+ * list-literal syntax, in which a backslash escapes the next character, and keeps `anb`. A
+ * date refuses PostgreSQL's ` BC` suffix, which DuckDB's cast skips (year 1 AD instead).
  */
 export function castText(expression: string, column: ColumnInfo): string {
-  return isArray(column)
-    ? `CAST(CAST(${expression} AS JSON) AS ${column.type})`
-    : `CAST(${expression} AS ${column.type})`;
+  if (isArray(column)) return `CAST(CAST(${expression} AS JSON) AS ${column.type})`;
+  if (column.type === 'DATE')
+    return `CASE WHEN ${expression} LIKE '% BC' THEN error('date before year 1: ' || ${expression}) ELSE CAST(${expression} AS DATE) END`;
+  return `CAST(${expression} AS ${column.type})`;
 }
 
 /** The same conversion, NULL where the value cannot be converted (finding a failing row). */
 export function tryCastText(expression: string, column: ColumnInfo): string {
-  return isArray(column)
-    ? `TRY_CAST(TRY_CAST(${expression} AS JSON) AS ${column.type})`
-    : `TRY_CAST(${expression} AS ${column.type})`;
+  if (isArray(column)) return `TRY_CAST(TRY_CAST(${expression} AS JSON) AS ${column.type})`;
+  if (column.type === 'DATE')
+    return `TRY_CAST(CASE WHEN ${expression} LIKE '% BC' THEN NULL ELSE ${expression} END AS DATE)`;
+  return `TRY_CAST(${expression} AS ${column.type})`;
 }
+
+/** Columns as the change files and slices are read: all text, converted by castText. */
+export const asText = (columns: ColumnInfo[]): { name: string; type: string }[] =>
+  columns.map((c) => ({ name: c.name, type: 'VARCHAR' }));
 
 /** A string literal for DuckDB statements that take no parameters (a file name). */
 export function sqlText(value: string): string {
