@@ -60,6 +60,8 @@ describe('a change the read model cannot hold', () => {
       writeWaitMs: 1500,
       retryMs: 20,
       retryMaxMs: 200,
+      // Tiny, so the retry's fold spills its lines to disk.
+      flushRows: 5,
     });
     let app: FastifyInstance | undefined;
     const duck = await readModel.connect();
@@ -128,6 +130,17 @@ describe('a change the read model cannot hold', () => {
       expect(saved.rows[0].n).toBe(1);
       // Retried with its key while still stalled: replayed from the store, still 503.
       expect((await createClient(name, key)).status).toBe(503);
+      // More changes while stalled, past the fold's flushRows; in replication mode a truncate
+      // among them (the change log's triggers do not see truncates).
+      const fxRates = `INSERT INTO fx_rates (id, workspace_id, from_currency, to_currency, effective_from, rate)
+        SELECT md5($2 || i)::uuid, $1, $4, 'EUR', DATE '2020-01-01' + i, 1 + i / 1000.0
+        FROM generate_series(1, $3::int) AS i`;
+      const [first, second] = mode === 'replication' ? ['CHF', 'SEK'] : ['NOK', 'DKK'];
+      await pool.query(fxRates, [ids.workspace, `${mode} a`, 30, first]);
+      if (mode === 'replication') await pool.query('TRUNCATE fx_rates');
+      await pool.query(fxRates, [ids.workspace, `${mode} b`, 3, second]);
+      for (const phone of ['1', '2', '3', '4', '5', '6', '7'])
+        await pool.query('UPDATE clients SET phone = $2 WHERE id = $1', [ids.client, phone]);
 
       // Reads answer from the read model as it was, and say how old it is.
       const list = await apiRequest(app, { method: 'GET', path: '/clients', token: OWNER_TOKEN });

@@ -184,6 +184,7 @@ export class TableChanges {
 export class ChangeBatch {
   private readonly changes = new Map<string, TableChanges>();
   private spillDir: string | undefined;
+  private spillFiles = 0;
   private spilledLines = 0;
   /** What the flushes since the last `takeChanges` wrote (see ReadModelChanges). */
   private written = new Map<string, Set<string> | null>();
@@ -235,7 +236,8 @@ export class ChangeBatch {
     this.spillDir ??= await mkdtemp(path.join(tmpdir(), `${LOAD_DIR_PREFIX}${process.pid}-spill-`));
     for (const changes of this.changes.values()) {
       if (changes.lines === 0) continue;
-      changes.spillFile ??= path.join(this.spillDir, `${changes.table}.csv`);
+      // Numbered: a table dropped by a truncate starts a new file, never the old one's tail.
+      changes.spillFile ??= path.join(this.spillDir, `${changes.table}-${this.spillFiles++}.csv`);
       await appendFile(changes.spillFile, changes.content());
       changes.spilled += changes.lines;
       this.spilledLines += changes.lines;
