@@ -5,7 +5,7 @@ import { serve } from './cli/serve.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { importSnapshot } from './snapshot/import.ts';
 import { readSnapshot } from './snapshot/read-snapshot.ts';
-import { openRuntime } from './runtime.ts';
+import { openRuntime, type ReadModelRuntime } from './runtime.ts';
 
 const DEMO = path.resolve(import.meta.dirname, '../fixtures/demo.json');
 
@@ -26,6 +26,16 @@ async function main(): Promise<void> {
   const config = loadConfig();
   info(`Starting the store under ${config.databaseUrl ? 'DATABASE_URL' : config.dataDir} ...`);
   const runtime = await openRuntime(config);
+  try {
+    await serveDemo(runtime, config.tokenEnv);
+  } catch (error) {
+    // A demo that fails to start must not leave its embedded PostgreSQL running.
+    await runtime.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+async function serveDemo(runtime: ReadModelRuntime, tokenEnv: string): Promise<void> {
   const demo = JSON.parse(await readFile(DEMO, 'utf8')) as DemoFile;
   const workspaces = await runtime.pool.query<{ n: number }>(
     'SELECT count(*)::int AS n FROM workspaces',
@@ -46,7 +56,7 @@ async function main(): Promise<void> {
       [
         '',
         `Demo workspace "${demo.workspace.name}" is served at ${url}/api/v1`,
-        `Tokens (env ${config.tokenEnv}):`,
+        `Tokens (env ${tokenEnv}):`,
         ...lines,
         '',
         'Try:',

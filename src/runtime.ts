@@ -78,13 +78,15 @@ export async function openRuntime(
   }
   const status = new ReadModelStatus();
   await status.load(readModel);
+  let closing: Promise<void> | undefined;
   return {
     ...store,
     readModel,
     status,
-    close: async () => {
-      readModel.close();
-      await store.close();
-    },
+    close: () =>
+      (closing ??= (async () => {
+        readModel.close();
+        await store.close();
+      })()),
   };
 }

@@ -3,6 +3,8 @@ import type pg from 'pg';
 import { createPool } from '../src/store/database.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { createTestDatabase } from './support/databases.ts';
+import { importObject } from './support/import-object.ts';
+import { ids, smallSnapshot } from './support/small-snapshot.ts';
 
 describe('operational store', () => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -46,5 +48,145 @@ describe('operational store', () => {
         [b],
       ),
     ).rejects.toThrow(/foreign key/);
+  });
+});
+
+/** The store at the migration before 0007, holding the small workspace; `drop` removes it. */
+async function storeBefore0007(): Promise<{ pool: pg.Pool; drop: () => Promise<void> }> {
+  const db = await createTestDatabase({ migrated: false });
+  const pool = createPool(db.url);
+  await migrate(pool, { upTo: '0006_auth_change_notify' });
+  const snapshot = smallSnapshot();
+  // Valid values at the ends of the range must survive the migration.
+  Object.assign(snapshot.tasks[0]!, { startDate: '0001-01-01', dueDate: '9999-12-31' });
+  await importObject(pool, snapshot);
+  return {
+    pool,
+    drop: async () => {
+      await pool.end();
+      await db.drop();
+    },
+  };
+}
+
+interface CheckedColumn {
+  table: string;
+  column: string;
+  type: string;
+}
+
+describe('values the read model cannot hold (0007_storable_values)', () => {
+  let store: Awaited<ReturnType<typeof storeBefore0007>>;
+  let columns: CheckedColumn[];
+  beforeAll(async () => {
+    store = await storeBefore0007();
+    expect(await migrate(store.pool)).toEqual(['0007_storable_values']);
+    columns = (
+      await store.pool.query<CheckedColumn>(
+        `SELECT c.table_name AS table, c.column_name AS column, c.data_type AS type
+         FROM information_schema.columns c
+         JOIN information_schema.tables t USING (table_schema, table_name)
+         WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE'
+           AND c.table_name <> 'schema_migrations'
+           AND c.data_type IN ('date', 'timestamp with time zone', 'timestamp without time zone', 'numeric')
+         ORDER BY 1, 2`,
+      )
+    ).rows;
+  });
+  afterAll(() => store.drop());
+
+  it('runs on a store holding data, and keeps it', async () => {
+    const { rows } = await store.pool.query<{ start_date: string; due_date: string }>(
+      'SELECT start_date::text, due_date::text FROM tasks WHERE id = $1',
+      [ids.task],
+    );
+    expect(rows).toEqual([{ start_date: '0001-01-01', due_date: '9999-12-31' }]);
+  });
+
+  it('gives every date, timestamp and numeric column its CHECK', async () => {
+    expect(columns.length).toBeGreaterThan(60);
+    const { rows } = await store.pool.query<{ name: string }>(
+      "SELECT conname AS name FROM pg_constraint WHERE contype = 'c'",
+    );
+    const names = new Set(rows.map((r) => r.name));
+    const missing = columns
+      .map((c) => `${c.table}_${c.column}_${c.type === 'numeric' ? 'not_nan' : 'years'}`)
+      .filter((name) => !names.has(name));
+    expect(missing).toEqual([]);
+  });
+
+  it('refuses a direct SQL write of each value outside them, in every such column', async () => {
+    // Every table gets a row, so that an UPDATE of it has something to refuse.
+    await store.pool.query(
+      "INSERT INTO server_secrets (name, secret) VALUES ('test', decode(repeat('ab', 32), 'hex'))",
+    );
+    await store.pool.query(
+      `INSERT INTO idempotency_keys (workspace_id, token_prefix, key, method, path, body_sha256)
+       SELECT workspace_id, prefix, 'k', 'POST', '/x', decode(repeat('ab', 32), 'hex')
+       FROM api_tokens LIMIT 1`,
+    );
+    const bad: Record<string, string[]> = {
+      numeric: ['NaN'],
+      date: ['0001-12-31 BC', '10000-01-01', 'infinity', '-infinity'],
+      'timestamp with time zone': [
+        '0001-12-31 23:00:00+00 BC',
+        // Year 1 in Berlin, year 0 in UTC.
+        '0001-01-01 00:30:00+01',
+        '10000-01-01 00:00:00+00',
+        'infinity',
+        '-infinity',
+      ],
+    };
+    const client = await store.pool.connect();
+    const accepted: string[] = [];
+    try {
+      for (const { table, column, type } of columns) {
+        const { rows } = await client.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM "${table}"`,
+        );
+        expect(rows[0]!.n, table).toBeGreaterThan(0);
+        for (const value of bad[type] ?? []) {
+          await client.query('BEGIN');
+          try {
+            await client.query(`UPDATE "${table}" SET "${column}" = $1`, [value]);
+            accepted.push(`${table}.${column} = ${value}`);
+          } catch (error) {
+            expect((error as { code?: string }).code, `${table}.${column} = ${value}`).toBe(
+              '23514',
+            );
+          } finally {
+            await client.query('ROLLBACK');
+          }
+        }
+      }
+    } finally {
+      client.release();
+    }
+    expect(accepted).toEqual([]);
+  });
+
+  it('takes the first and last day and instant of the range', async () => {
+    await store.pool.query(
+      `UPDATE time_entries SET started_at = '0001-01-01 00:00:00+00',
+         stopped_at = '9999-12-31 23:59:59.999999+00', entry_date = '9999-12-31' WHERE id = $1`,
+      [ids.entry2],
+    );
+  });
+
+  it('fails on a store already holding such a value, naming the constraint, and changes nothing', async () => {
+    const old = await storeBefore0007();
+    try {
+      await old.pool.query(
+        "UPDATE time_entries SET started_at = '0001-01-01 09:00:00+00 BC' WHERE id = $1",
+        [ids.entry2],
+      );
+      await expect(migrate(old.pool)).rejects.toThrow(/time_entries_started_at_years/);
+      const { rows } = await old.pool.query(
+        "SELECT version FROM schema_migrations WHERE version LIKE '0007%'",
+      );
+      expect(rows).toEqual([]);
+    } finally {
+      await old.drop();
+    }
   });
 });

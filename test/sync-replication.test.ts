@@ -97,6 +97,36 @@ describe('read-model sync by logical replication', () => {
     await expectEqual();
   });
 
+  it('applies a truncate in order with the changes around it in one transaction', async () => {
+    const sync = services[0]!;
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(
+        "INSERT INTO fx_rates (id, workspace_id, from_currency, to_currency, effective_from, rate) VALUES ('c0000000-0000-4000-8000-000000000003', $1, 'CHF', 'EUR', '2026-02-01', 1.05)",
+        [ids.workspace],
+      );
+      await client.query("UPDATE clients SET notes = 'before the truncate' WHERE id = $1", [
+        ids.client,
+      ]);
+      await client.query('TRUNCATE fx_rates');
+      await client.query(
+        "INSERT INTO fx_rates (id, workspace_id, from_currency, to_currency, effective_from, rate) VALUES ('c0000000-0000-4000-8000-000000000004', $1, 'SEK', 'EUR', '2026-03-01', 0.09)",
+        [ids.workspace],
+      );
+      await client.query("UPDATE clients SET phone = 'after the truncate' WHERE id = $1", [
+        ids.client,
+      ]);
+      await client.query('COMMIT');
+    } finally {
+      client.release();
+    }
+    await sync.waitFor(await currentLsn());
+    await expectEqual();
+    const rates = await duck.runAndReadAll('SELECT CAST(id AS VARCHAR) FROM fx_rates');
+    expect(rates.getRows()).toEqual([['c0000000-0000-4000-8000-000000000004']]);
+  });
+
   it('keeps a large out-of-line (TOAST) value that an update leaves unchanged', async () => {
     const sync = services[0]!;
     // Random hex does not compress, so 20 kB is stored out of line, and an update that does

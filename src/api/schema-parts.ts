@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import { storableDate, storableTimestamp } from '../stored-values.ts';
 
 // Shapes shared by the API's records (api-v1 "Resources and their fields").
 export const uuid = z.uuid();
-export const isoDate = z.iso.date();
-export const isoTimestamp = z.iso.datetime();
+export const isoDate = storableDate();
+export const isoTimestamp = storableTimestamp();
 /** Money: a decimal string with the currency's scale, never a JSON number. */
 export const moneyText = z.string().regex(/^-?\d+(\.\d+)?$/, 'must be a decimal string');
 export const decimalText = moneyText;

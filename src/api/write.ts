@@ -17,6 +17,34 @@ export async function runWrite<T>(
   return result;
 }
 
+/** The steps of a PATCH of one record; see runUpdate. */
+export interface UpdateSteps<R, I, T> {
+  /** The record, locked for the write; undefined when missing, deleted or another workspace's. */
+  find(trx: Transaction<Database>): Promise<R | undefined>;
+  /** Throws 403 when the caller may not change this record. */
+  allow?(record: R): void;
+  /** Reads the body, or throws 422. */
+  parse(): I;
+  write(trx: Transaction<Database>, record: R, input: I): Promise<T>;
+}
+
+/**
+ * A PATCH of one record, its checks in the order of decisions 2: the record (404, whatever
+ * the body), then whether the caller may change it (403), then the body (422), then the
+ * write. One transaction, with the record locked from the start, as runWrite.
+ */
+export async function runUpdate<R, I, T>(
+  context: RouteContext,
+  steps: UpdateSteps<R, I, T>,
+): Promise<T> {
+  return runWrite(context, async (trx) => {
+    const record = await steps.find(trx);
+    if (record === undefined) throw notFound();
+    steps.allow?.(record);
+    return steps.write(trx, record, steps.parse());
+  });
+}
+
 /** A path id: not a UUID names no record, so it is the same 404 as a missing one. */
 export function recordId(value: string): string {
   const id = z.uuid().safeParse(value);

@@ -255,7 +255,11 @@ const COMMANDS: Record<string, Command> = {
 
   serve: async (_args, config) => {
     const runtime = await openRuntime(config);
-    await serve(runtime);
+    // A server that fails to start must not leave its embedded PostgreSQL running.
+    await serve(runtime).catch(async (error: unknown) => {
+      await runtime.close().catch(() => undefined);
+      throw error;
+    });
   },
 };
 

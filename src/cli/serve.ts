@@ -50,25 +50,34 @@ export async function serve(
     schedules,
     log: info,
   });
-  const shutdown = async (signal: string) => {
-    info(`${signal}: shutting down`);
+  const close = async () => {
     await periodReports.stop();
     await scheduler.stop();
     await app.close();
     await tokenIdentities.close();
     await sync.stop();
     await runtime.close();
+  };
+  const shutdown = async (signal: string) => {
+    info(`${signal}: shutting down`);
+    await close();
     process.exit(0);
   };
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => void shutdown(signal));
   }
-  await app.listen({ host: config.host, port: config.port });
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
-  info(`Listening on ${url} (tokens of env "${config.tokenEnv}")`);
-  // Runs for the life of the server: the first load (when the read model has none), then
-  // every committed change as it streams in.
-  await sync.start();
+  try {
+    await app.listen({ host: config.host, port: config.port });
+    info(`Listening on ${url} (tokens of env "${config.tokenEnv}")`);
+    // Runs for the life of the server: the first load (when the read model has none), then
+    // every committed change as it streams in.
+    await sync.start();
+  } catch (error) {
+    // A server that cannot start stops what it started, its embedded PostgreSQL included.
+    await close().catch(() => undefined);
+    throw error;
+  }
   // Keeps the reports of whole months and twelve months that were asked for ready.
   periodReports.start(runtime.status);
   if (schedules.length > 0) {

@@ -3,6 +3,7 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { z } from 'zod';
+import { storableDate } from '../stored-values.ts';
 import type { ReadModel } from '../readmodel/read-model.ts';
 import { monthOf } from '../reports/profitability/profitability.range.ts';
 import type { Plan } from '../store/schema.ts';
@@ -35,7 +36,7 @@ import { MANIFEST_FILE, MANIFEST_VERSION, type Manifest, type ManifestFile } fro
 /** Bad input to an export (report, format, dates, workspace): one sentence for a person. */
 export class ExportInputError extends Error {}
 
-const isoDate = z.iso.date();
+const isoDate = storableDate();
 const uuid = z.uuid();
 
 export interface ExportRequest {

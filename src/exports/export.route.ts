@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { storableDate } from '../stored-values.ts';
 import { OWNER_ADMIN, requireAccess } from '../http/access.ts';
 import type { RouteContext } from '../http/app.ts';
 import { notFound, validationFailed } from '../http/errors.ts';
@@ -19,7 +20,7 @@ import {
   type ExportFormat,
 } from './export-writer.ts';
 
-const date = z.iso.date({ error: 'must be a date (YYYY-MM-DD)' });
+const date = storableDate('must be a date (YYYY-MM-DD)');
 
 /** GET /exports/{report} query: strict, as the team-payout endpoints (an unknown name is 422). */
 export const exportQuery = z.object({

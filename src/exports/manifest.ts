@@ -2,6 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { z } from 'zod';
+import { MAX_LINE_BYTES } from '../sync/csv-dialect.ts';
 import {
   EXPORT_FORMATS,
   fileDigest,
@@ -64,16 +65,20 @@ export const manifestSchema = z.object({
 });
 export type Manifest = z.infer<typeof manifestSchema>;
 
-/** How DuckDB reads an export file back, every money value as text or its stored decimal. */
+/**
+ * How DuckDB reads an export file back, every column as text (money included) or, for
+ * Parquet, its stored type. The dialect is the writer's (COPY_OPTIONS), named whole: DuckDB's
+ * sniffer would guess it from the first rows, and a file whose first 20,480 rows need no
+ * quoting was read with no quote character.
+ */
 function readBack(format: ExportFormat, columns: string[]): string {
+  // Every column as text: DuckDB would otherwise take ISO strings for timestamps.
+  const types = columns.map((c) => `${quoteName(c).replace(/"/g, "'")}: 'VARCHAR'`).join(', ');
   switch (format) {
     case 'csv':
-      return `read_csv($file, header = true, all_varchar = true, delim = ',', quote = '"', escape = '"')`;
-    case 'ndjson': {
-      // Every column as text: DuckDB would otherwise take ISO strings for timestamps.
-      const types = columns.map((c) => `${quoteName(c).replace(/"/g, "'")}: 'VARCHAR'`);
-      return `read_json($file, format = 'newline_delimited', columns = {${types.join(', ')}})`;
-    }
+      return `read_csv($file, auto_detect = false, header = true, delim = ',', quote = '"', escape = '"', new_line = '\\n', nullstr = '', allow_quoted_nulls = false, encoding = 'utf-8', max_line_size = ${MAX_LINE_BYTES}, buffer_size = ${MAX_LINE_BYTES}, columns = {${types}})`;
+    case 'ndjson':
+      return `read_json($file, auto_detect = false, format = 'newline_delimited', records = true, columns = {${types}})`;
     case 'parquet':
       return 'read_parquet($file)';
   }

@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { storableDate } from '../stored-values.ts';
 import { processRuns } from '../processes.ts';
 import type { ReadModel } from '../readmodel/read-model.ts';
 import type { ReadModelStatus } from '../readmodel/read-model-status.ts';
@@ -14,7 +15,7 @@ import { MANIFEST_FILE, readManifest, type JournalPosition } from './manifest.ts
 /** A schedules file that cannot be used: one line naming the schedule and field. */
 export class ScheduleConfigError extends Error {}
 
-const date = z.iso.date({ error: 'must be a date (YYYY-MM-DD)' });
+const date = storableDate('must be a date (YYYY-MM-DD)');
 
 /** Ranges relative to the scheduled time (its UTC date). */
 export const RELATIVE_RANGES = ['all', 'previous-day', 'previous-month', 'current-month'] as const;

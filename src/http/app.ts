@@ -21,6 +21,7 @@ import { registerProfitabilityRoute } from '../reports/profitability/profitabili
 import { registerTeamPayoutRoutes } from '../reports/team-payouts/team-payouts.route.ts';
 import { loadServerSecret } from '../store/server-secret.ts';
 import { CursorCodec } from './list/cursor.ts';
+import { answerClientError, answerFrameworkError, MAX_PARAM_LENGTH } from './client-errors.ts';
 import type { Database, TokenEnv } from '../store/schema.ts';
 import { authenticate } from './auth.ts';
 import { TokenUseRecorder } from '../tokens/token.repository.ts';
@@ -30,7 +31,7 @@ import type { PlanCache } from '../readmodel/plan-cache.ts';
 import { RecordCache } from '../readmodel/record-cache.ts';
 import { registerJsonBodyParser } from './json-body.ts';
 import { registerOpenApiRoutes } from './openapi.ts';
-import { readModelUnavailable, registerErrorHandling } from './errors.ts';
+import { readModelBehind, readModelUnavailable, registerErrorHandling } from './errors.ts';
 import { registerHealthRoutes } from './health.route.ts';
 import { registerMeRoute } from './me.route.ts';
 import { enforceRateLimit, TokenBucketLimiter, type RateLimitOptions } from './rate-limit.ts';
@@ -74,7 +75,8 @@ export interface RouteContext {
   read<T>(read: (connection: DuckDBConnection, plans: PlanCache) => Promise<T>): Promise<T>;
   /**
    * For writes (read-your-writes, decisions 1): call after the write's transaction has
-   * committed; resolves once the read model shows it.
+   * committed; resolves once the read model shows it, or throws 503 read_model_unavailable
+   * when it does not within the sync's bounded wait (docs/sync.md).
    */
   readModelCaughtUp(): Promise<void>;
   /** Signs and checks list cursors with the store's shared secret. */
@@ -99,6 +101,9 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     logger: { level: deps.logLevel ?? 'silent' },
     bodyLimit: 1024 * 1024,
     genReqId: () => randomUUID(),
+    clientErrorHandler: answerClientError,
+    frameworkErrors: answerFrameworkError,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
   });
   registerErrorHandling(app);
   registerJsonBodyParser(app);
@@ -140,7 +145,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       return connections.use(read);
     },
     async readModelCaughtUp() {
-      await deps.sync?.waitForStore();
+      if (deps.sync && !(await deps.sync.waitForStore())) throw readModelBehind();
     },
   };
   registerHealthRoutes(app, { db: deps.db, status: deps.status, sync: deps.sync });

@@ -77,6 +77,13 @@ export const readModelUnavailable = () =>
     'read_model_unavailable',
     'Reports are not available yet; the first sync is still running.',
   );
+/** A write committed, but the read model did not show it within the wait (docs/decisions.md). */
+export const readModelBehind = () =>
+  new ApiError(
+    503,
+    'read_model_unavailable',
+    'The write was saved, but the read model is behind and does not show it yet. Do not send it as a new write: repeat it with the same Idempotency-Key, or read it again later.',
+  );
 
 /** Fastify's own errors, mapped onto the API's codes (decisions 3). */
 const FRAMEWORK_ERRORS: Record<string, [number, string, string]> = {

@@ -41,9 +41,12 @@ async function measureLag(
 }
 
 /**
- * GET /healthz (200 when the read model can answer, else 503) and GET /metrics (Prometheus
- * text format): sync lag in seconds and bytes, rows and batches applied, last error.
- * Unauthenticated, outside /api/v1, like any health endpoint behind a load balancer.
+ * GET /healthz (200 when the read model can answer and follows the store; 503 before the
+ * first load, and while the sync is failing, with the error and the table and key of the row
+ * it could not apply) and GET /metrics (Prometheus text format): sync lag in seconds and
+ * bytes, rows and batches applied, failures, last error. Unauthenticated, outside /api/v1,
+ * like any health endpoint behind a load balancer; an error is given by its first line only
+ * (DuckDB's next lines may quote a row's text).
  */
 export function registerHealthRoutes(
   app: FastifyInstance,
@@ -51,8 +54,12 @@ export function registerHealthRoutes(
 ): void {
   app.get('/healthz', async (_request, reply) => {
     const lag = deps.sync ? await measureLag(deps.db, deps.sync, deps.status) : undefined;
+    const failure = deps.sync?.metrics.failure ?? null;
+    const healthy = deps.status.ready && failure === null;
     const body = {
-      status: deps.status.ready ? 'ok' : 'starting',
+      // Stalled: reads still answer from the read model as it was (X-Data-As-Of), but writes
+      // cannot be confirmed (docs/sync.md).
+      status: failure ? 'stalled' : deps.status.ready ? 'ok' : 'starting',
       dataAsOf: deps.status.dataAsOf?.toISOString() ?? null,
       sync: deps.sync
         ? {
@@ -60,10 +67,11 @@ export function registerHealthRoutes(
             lagBytes: lag?.bytes ?? 0,
             lagSeconds: lag?.seconds ?? 0,
             lastError: deps.sync.metrics.lastError,
+            failure: failure && { ...failure, since: failure.since.toISOString() },
           }
         : null,
     };
-    return reply.status(deps.status.ready ? 200 : 503).send(body);
+    return reply.status(healthy ? 200 : 503).send(body);
   });
 
   app.get('/metrics', async (_request, reply) => {
@@ -108,6 +116,18 @@ export function registerHealthRoutes(
         'gauge',
         'WAL the replication slot holds back on the server (bounded by max_slot_wal_keep_size).',
         slot ? Number(slot.retainedBytes) : 0,
+      ),
+      metric(
+        'ledgerline_sync_apply_failures_total',
+        'counter',
+        'Attempts to write changes into the read model that failed (each retry counts).',
+        m?.applyFailures ?? 0,
+      ),
+      metric(
+        'ledgerline_sync_stalled',
+        'gauge',
+        'Whether the sync is failing (1 from a failure until a retry gets past it).',
+        m?.failure ? 1 : 0,
       ),
       metric(
         'ledgerline_sync_full_loads_total',

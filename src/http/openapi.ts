@@ -51,6 +51,8 @@ const WRITE_ERRORS = {
   413: ['payload_too_large'],
   415: ['unsupported_media_type'],
   422: ['validation_failed'],
+  // Saved, but not shown by the read model within the sync's wait (docs/decisions.md).
+  503: ['read_model_unavailable'],
 };
 const CREATE_ERRORS = {
   ...WRITE_ERRORS,

@@ -5,8 +5,10 @@ import { invalidQuery } from './errors.ts';
  * twice, is refused with `invalid_query` naming it, before any value is looked at.
  */
 export function strictQuery(query: unknown, allowed: readonly string[]): Record<string, string> {
-  const fields: Record<string, string> = {};
-  const values: Record<string, string> = {};
+  // The names are the caller's: objects without a prototype hold `__proto__` as a name like
+  // any other (on a plain object, assigning it sets the prototype and no field at all).
+  const fields = Object.create(null) as Record<string, string>;
+  const values = Object.create(null) as Record<string, string>;
   for (const [name, value] of Object.entries((query ?? {}) as Record<string, unknown>)) {
     if (!allowed.includes(name)) fields[name] = 'is not a parameter of this endpoint';
     else if (Array.isArray(value)) fields[name] = 'is given more than once';

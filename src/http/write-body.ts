@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { decimalTextProblem, RATE_SCALE } from '../money/money.ts';
+import { NUL_MESSAGE, nulPaths, storableDate, storableTimestamp } from '../stored-values.ts';
 import { validationFailed } from './errors.ts';
 import { JsonNumber } from './json-body.ts';
 
@@ -53,27 +54,30 @@ export const integerInput = z
 
 export const uuidInput = z.uuid({ error: 'must be a UUID' });
 
-/** A calendar date `YYYY-MM-DD` that exists. */
-export const dateInput = z.iso.date({ error: 'must be a date (YYYY-MM-DD)' });
+/** A calendar date `YYYY-MM-DD` that exists, in years 0001-9999. */
+export const dateInput = storableDate('must be a date (YYYY-MM-DD)');
 
-/** An ISO 8601 timestamp with its offset. */
-export const timestampInput = z.iso.datetime({
-  offset: true,
-  error: 'must be an ISO 8601 timestamp',
-});
+/** An ISO 8601 timestamp with its offset, in years 0001-9999. */
+export const timestampInput = storableTimestamp('must be an ISO 8601 timestamp');
 
 export const currencyInput = z
   .string({ error: 'must be an ISO 4217 currency code' })
   .transform((v) => v.trim().toUpperCase());
 
-/** Parses a write body, or throws 422 `validation_failed` naming each bad field. */
+/**
+ * Parses a write body, or throws 422 `validation_failed` naming each bad field. Text holding
+ * U+0000 is refused wherever it is in the body (`tags.1`), unknown fields included: the store
+ * cannot hold it, and one check here covers every field of every write.
+ */
 export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw validationFailed({ body: 'must be a JSON object' });
+  // The names come from the body: no prototype, so `__proto__` is a field like any other.
+  const fields = Object.create(null) as Record<string, string>;
+  for (const path of nulPaths(body)) fields[path.join('.')] ??= NUL_MESSAGE;
   const parsed = schema.safeParse(body);
-  if (parsed.success) return parsed.data;
-  const fields: Record<string, string> = {};
-  for (const issue of parsed.error.issues) {
+  if (parsed.success && Object.keys(fields).length === 0) return parsed.data;
+  for (const issue of parsed.error?.issues ?? []) {
     const name = issue.path.length > 0 ? issue.path.join('.') : 'body';
     fields[name] ??= issue.message;
   }

@@ -3,6 +3,14 @@ import { isKnownCurrency } from '../money/currencies.ts';
 import { currencyScale } from '../money/currencies.ts';
 import { decimalTextProblem, decimalTextSign, parseDecimal, RATE_SCALE } from '../money/money.ts';
 import {
+  FIRST_DAY,
+  isStorableDate,
+  isStorableTimestamp,
+  LAST_DAY,
+  NUL_MESSAGE,
+  nulPaths,
+} from '../stored-values.ts';
+import {
   BILL_LINE_KINDS,
   BILL_STATUSES,
   EXPENSE_CATEGORIES,
@@ -31,14 +39,19 @@ export const uuid = z
   .regex(UUID_TEXT, 'must be a UUID')
   .transform((s) => s.toLowerCase());
 
-export const isoDate = z.string().refine(isCalendarDate, 'must be a date YYYY-MM-DD');
+export const isoDate = z
+  .string()
+  .refine(
+    isStorableDate,
+    `must be a date YYYY-MM-DD that exists, from ${FIRST_DAY} to ${LAST_DAY}`,
+  );
 
 const TIMESTAMP_TEXT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})$/;
 export const timestamp = z
   .string()
   .refine(
-    (s) => TIMESTAMP_TEXT.test(s) && !Number.isNaN(Date.parse(s)),
-    'must be an ISO 8601 timestamp with a zone',
+    (s) => TIMESTAMP_TEXT.test(s) && isStorableTimestamp(s),
+    `must be an ISO 8601 timestamp with a zone, from ${FIRST_DAY} to ${LAST_DAY} UTC`,
   )
   .transform((s) => new Date(s).toISOString());
 
@@ -69,15 +82,28 @@ export const planSchema = z.enum(['free', 'solo', 'studio', 'agency']);
 export const roleSchema = z.enum(['MEMBER', 'MANAGER', 'ADMIN', 'OWNER']);
 export const scopeSchema = z.enum(['read', 'write']);
 
-export const workspaceRecord = z.object({
-  id: uuid,
-  name: z.string().trim().min(1).max(200),
-  plan: planSchema,
-  baseCurrency: currencyCode,
-  timezone: z.string().refine(isTimeZone, 'must be an IANA time zone such as Europe/Berlin'),
-  createdAt: timestamp.optional(),
-  updatedAt: timestamp.optional(),
-});
+/**
+ * A record type whose text holds no U+0000 anywhere (names, notes, tags, jsonb snapshots and
+ * their keys): PostgreSQL cannot store it. Each such field is an issue of its own path.
+ */
+function withoutNul<T extends z.ZodType>(schema: T): T {
+  return schema.superRefine((record, ctx) => {
+    for (const path of nulPaths(record))
+      ctx.addIssue({ code: 'custom', path, message: NUL_MESSAGE });
+  });
+}
+
+export const workspaceRecord = withoutNul(
+  z.object({
+    id: uuid,
+    name: z.string().trim().min(1).max(200),
+    plan: planSchema,
+    baseCurrency: currencyCode,
+    timezone: z.string().refine(isTimeZone, 'must be an IANA time zone such as Europe/Berlin'),
+    createdAt: timestamp.optional(),
+    updatedAt: timestamp.optional(),
+  }),
+);
 
 export const userRecord = z.object({
   id: uuid,
@@ -442,19 +468,19 @@ export const fxRateRecord = z
 
 /** The record types of an NDJSON snapshot line (`{"type": ...}`), and the JSON array each fills. */
 export const RECORD_TYPES = {
-  user: { collection: 'users', schema: userRecord },
-  member: { collection: 'members', schema: memberRecord },
-  token: { collection: 'tokens', schema: tokenRecord },
-  client: { collection: 'clients', schema: clientRecord },
-  project: { collection: 'projects', schema: projectRecord },
-  task: { collection: 'tasks', schema: taskRecord },
-  timeEntry: { collection: 'timeEntries', schema: timeEntryRecord },
-  expense: { collection: 'expenses', schema: expenseRecord },
-  invoice: { collection: 'invoices', schema: invoiceRecord },
-  payee: { collection: 'payees', schema: payeeRecord },
-  bill: { collection: 'bills', schema: billRecord },
-  payment: { collection: 'payments', schema: paymentRecord },
-  fxRate: { collection: 'fxRates', schema: fxRateRecord },
+  user: { collection: 'users', schema: withoutNul(userRecord) },
+  member: { collection: 'members', schema: withoutNul(memberRecord) },
+  token: { collection: 'tokens', schema: withoutNul(tokenRecord) },
+  client: { collection: 'clients', schema: withoutNul(clientRecord) },
+  project: { collection: 'projects', schema: withoutNul(projectRecord) },
+  task: { collection: 'tasks', schema: withoutNul(taskRecord) },
+  timeEntry: { collection: 'timeEntries', schema: withoutNul(timeEntryRecord) },
+  expense: { collection: 'expenses', schema: withoutNul(expenseRecord) },
+  invoice: { collection: 'invoices', schema: withoutNul(invoiceRecord) },
+  payee: { collection: 'payees', schema: withoutNul(payeeRecord) },
+  bill: { collection: 'bills', schema: withoutNul(billRecord) },
+  payment: { collection: 'payments', schema: withoutNul(paymentRecord) },
+  fxRate: { collection: 'fxRates', schema: withoutNul(fxRateRecord) },
 } as const;
 
 export type RecordType = keyof typeof RECORD_TYPES;
@@ -487,18 +513,6 @@ function amountIn(
     ctx.addIssue({ code: 'custom', path, message: 'must be greater than 0' });
   if (rule.nonNegative && sign < 0)
     ctx.addIssue({ code: 'custom', path, message: 'must not be negative' });
-}
-
-const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-
-function isCalendarDate(s: string): boolean {
-  if (s.length !== 10 || !/^\d{4}-\d{2}-\d{2}$/.test(s)) return false;
-  const year = Number(s.slice(0, 4));
-  const month = Number(s.slice(5, 7));
-  const day = Number(s.slice(8, 10));
-  if (month < 1 || month > 12 || day < 1) return false;
-  const leap = month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  return day <= DAYS_IN_MONTH[month - 1]! + (leap ? 1 : 0);
 }
 
 function isTimeZone(zone: string): boolean {

@@ -12,8 +12,9 @@ export function createPool(url: string, max = 10): pg.Pool {
     connectionString: url,
     max,
     application_name: 'ledgerline',
-    // Every session in UTC, set at connection start-up (no extra query racing the first one).
-    options: '-c TimeZone=UTC',
+    // Every session in UTC with ISO dates, set at connection start-up (no extra query racing
+    // the first one): a DATE read as text stays 'YYYY-MM-DD' whatever the server's DateStyle.
+    options: '-c TimeZone=UTC -c DateStyle=ISO,YMD',
   });
   // An idle client that loses its connection must not crash the process.
   pool.on('error', () => undefined);

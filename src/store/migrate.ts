@@ -10,10 +10,14 @@ const MIGRATION_LOCK = 7_402_113;
 /**
  * Applies the versioned migrations of sql/postgres/ that the database has not seen, each in
  * its own transaction, under an advisory lock. Safe to run on every start. A migration file
- * changed after it was applied is refused rather than silently skipped.
+ * changed after it was applied is refused rather than silently skipped. `upTo` stops after
+ * that version, so a test can run a later migration on a store holding data.
  */
-export async function migrate(pool: pg.Pool): Promise<string[]> {
-  const files = (await readdir(MIGRATIONS_DIR)).filter((f) => /^\d{4}_.+\.sql$/.test(f)).sort();
+export async function migrate(pool: pg.Pool, options: { upTo?: string } = {}): Promise<string[]> {
+  const files = (await readdir(MIGRATIONS_DIR))
+    .filter((f) => /^\d{4}_.+\.sql$/.test(f))
+    .filter((f) => options.upTo === undefined || f.replace(/\.sql$/, '') <= options.upTo)
+    .sort();
   const client = await pool.connect();
   const applied: string[] = [];
   try {

@@ -336,10 +336,22 @@ async function refreshKeys(duck: DuckDBConnection, table: string, key: string, d
  * A sync batch appends its cells sorted the same way after the rest.
  */
 async function refreshCells(duck: DuckDBConnection): Promise<void> {
+  // Per workspace, runs of dirty months no more than a year apart: profitability_cells looks
+  // FX rates up for every day of its range, and one entry dated 9999-12-31 beside others of
+  // this decade made one range of 2.9 million days (12 s for a workspace of a few rows).
   const ranges = (
     await duck.runAndReadAll(
-      `SELECT workspace_id, min(month), last_day(max(month)) FROM summary_dirty_cells
-       GROUP BY workspace_id`,
+      `SELECT workspace_id, min(month), last_day(max(month)) FROM (
+         SELECT workspace_id, month,
+           count(*) FILTER (WHERE month > previous + INTERVAL 12 MONTH)
+             OVER (PARTITION BY workspace_id ORDER BY month) AS run
+         FROM (
+           SELECT workspace_id, month,
+             lag(month) OVER (PARTITION BY workspace_id ORDER BY month) AS previous
+           FROM (SELECT DISTINCT workspace_id, month FROM summary_dirty_cells)
+         )
+       )
+       GROUP BY workspace_id, run`,
     )
   ).getRows();
   if (ranges.length === 0) return;

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
@@ -6,7 +6,9 @@ import { TRACKED_ID_TABLES } from '../readmodel/read-model-status.ts';
 import { SearchIndexUpdate } from '../search/search-index.ts';
 import { ExportJournalUpdate } from '../exports/export-journal.ts';
 import { SummaryUpdate } from '../summaries/summaries.ts';
-import { columnNames, type ColumnInfo } from './full-sync.ts';
+import { ApplyError, findBadValue } from './apply-error.ts';
+import { asText, castText, readCsv } from './csv-dialect.ts';
+import { columnNames, LOAD_DIR_PREFIX, type ColumnInfo } from './full-sync.ts';
 import { parsePgArray } from './pg-array.ts';
 
 /** A row as PostgreSQL's text: column name -> value, or null. */
@@ -41,7 +43,11 @@ export class TableChanges {
   readonly keys: string[];
   /** Per column: its position in the key, or -1. */
   readonly keyIndex: number[];
+  /** Lines in memory. */
   lines = 0;
+  /** Lines moved to `spillFile` (ChangeBatch.spill), which come before those in memory. */
+  spilled = 0;
+  spillFile: string | undefined;
   private bytes = Buffer.allocUnsafe(1 << 16);
   private length = 0;
 
@@ -144,6 +150,13 @@ export class TableChanges {
   }
 
   reset(): void {
+    this.clearMemory();
+    this.spilled = 0;
+    this.spillFile = undefined;
+  }
+
+  /** Forgets the lines in memory (written to the spill file); spilled ones stay. */
+  clearMemory(): void {
     this.lines = 0;
     this.length = 0;
   }
@@ -170,6 +183,9 @@ export class TableChanges {
  */
 export class ChangeBatch {
   private readonly changes = new Map<string, TableChanges>();
+  private spillDir: string | undefined;
+  private spillFiles = 0;
+  private spilledLines = 0;
   /** What the flushes since the last `takeChanges` wrote (see ReadModelChanges). */
   private written = new Map<string, Set<string> | null>();
   private seq = 0;
@@ -197,31 +213,80 @@ export class ChangeBatch {
   clear(): void {
     for (const changes of this.changes.values()) changes.reset();
     this.size = 0;
+    this.spilledLines = 0;
     this.seq = 0;
+    if (this.spillDir)
+      void rm(this.spillDir, { recursive: true, force: true }).catch(() => undefined);
+    this.spillDir = undefined;
   }
 
-  /** Writes the buffered changes inside the connection's open transaction, and empties the batch. */
+  /** Whether lines are waiting, in memory or spilled. */
+  get empty(): boolean {
+    return this.size === 0 && this.spilledLines === 0;
+  }
+
+  /**
+   * Moves the lines in memory to one file per table, keeping their order and sequence
+   * numbers, so that a batch larger than memory still folds as one at its flush. The sync
+   * folds this way while it retries after a failure (docs/sync.md): a flush in between could
+   * write a row that a later change in the same retry corrects.
+   */
+  async spill(): Promise<void> {
+    // Named like a first load's folder, so a load after this process was killed removes it.
+    this.spillDir ??= await mkdtemp(path.join(tmpdir(), `${LOAD_DIR_PREFIX}${process.pid}-spill-`));
+    for (const changes of this.changes.values()) {
+      if (changes.lines === 0) continue;
+      // Numbered: a table dropped by a truncate starts a new file, never the old one's tail.
+      changes.spillFile ??= path.join(this.spillDir, `${changes.table}-${this.spillFiles++}.csv`);
+      await appendFile(changes.spillFile, changes.content());
+      changes.spilled += changes.lines;
+      this.spilledLines += changes.lines;
+      changes.clearMemory();
+    }
+    this.size = 0;
+  }
+
+  /** Drops what is waiting for `table`: a truncate removes those rows anyway. */
+  drop(table: string): void {
+    const changes = this.changes.get(table);
+    if (!changes) return;
+    this.size -= changes.lines;
+    this.spilledLines -= changes.spilled;
+    changes.reset();
+  }
+
+  /**
+   * Writes the waiting changes inside the connection's open transaction, and empties the
+   * batch. A failure is an ApplyError naming the table and, when a value did not fit, the
+   * row; the transaction is rolled back by then.
+   */
   async flush(duck: DuckDBConnection): Promise<number> {
     let written = 0;
-    if (this.size === 0) return 0;
+    if (this.empty) return 0;
+    // A spilled batch is applied from its files whole: the lines still in memory go after.
+    if (this.spilledLines > 0) await this.spill();
     const dir = await mkdtemp(path.join(tmpdir(), 'ledgerline-apply-'));
     const search = new SearchIndexUpdate();
     const summaries = new SummaryUpdate();
     const journal = new ExportJournalUpdate();
     try {
       for (const changes of this.changes.values()) {
-        if (changes.lines === 0) continue;
-        const file = path.join(dir, `${changes.table}.csv`);
-        await writeFile(file, changes.content());
+        if (changes.lines === 0 && changes.spilled === 0) continue;
+        const file = changes.spillFile ?? path.join(dir, `${changes.table}.csv`);
+        if (!changes.spillFile) await writeFile(file, changes.content());
         const source = changesCsv(file, changes.columns);
-        await this.noteWritten(duck, changes, source);
-        await search.beforeApply(duck, changes.table, source);
-        await summaries.beforeApply(duck, changes.table, source);
-        await journal.beforeApply(duck, changes.table, source);
-        await applyTable(duck, changes, file);
-        await summaries.afterApply(duck, changes.table, source);
-        await journal.afterApply(duck, changes.table, source);
-        written += changes.lines;
+        try {
+          await this.noteWritten(duck, changes, source);
+          await search.beforeApply(duck, changes.table, source);
+          await summaries.beforeApply(duck, changes.table, source);
+          await journal.beforeApply(duck, changes.table, source);
+          await applyTable(duck, changes, source);
+          await summaries.afterApply(duck, changes.table, source);
+          await journal.afterApply(duck, changes.table, source);
+        } catch (error) {
+          throw await applyError(duck, changes, source, error);
+        }
+        written += changes.lines + changes.spilled;
       }
       // The search index, the summaries and the export journal follow their rows in the same
       // transaction.
@@ -269,29 +334,50 @@ export class ChangeBatch {
 /**
  * Applies one table's change file: one DELETE removes every key the file touches, and one
  * INSERT adds, per key, the row of its last change when that change is not a delete. Both
- * read the file with DuckDB's CSV reader, all text, cast to the read model's types.
+ * read the file with DuckDB's CSV reader, all text; only the rows written are converted to
+ * the read model's types, so a value that a later change in the batch replaced is never
+ * converted.
  */
-async function applyTable(duck: DuckDBConnection, changes: TableChanges, file: string) {
+async function applyTable(duck: DuckDBConnection, changes: TableChanges, source: string) {
   const { table, columns, keys } = changes;
   const typeOf = new Map(columns.map((c) => [c.name, c.type]));
-  const source = changesCsv(file, columns);
   const match = keys.map((k) => `t.${k} = CAST(k.${k} AS ${typeOf.get(k)!})`).join(' AND ');
   await duck.run(
     `DELETE FROM ${table} t USING (SELECT DISTINCT ${keys.join(', ')} FROM ${source}) k WHERE ${match}`,
   );
-  const values = columns.map((c) => `CAST(${c.name} AS ${c.type})`).join(', ');
+  const values = columns.map((c) => castText(c.name, c)).join(', ');
   await duck.run(
-    `INSERT INTO ${table} (${columnNames(columns)}) SELECT ${values} FROM ${source}
-     QUALIFY row_number() OVER (PARTITION BY ${keys.join(', ')} ORDER BY _seq DESC) = 1 AND _op = 'u'`,
+    `INSERT INTO ${table} (${columnNames(columns)}) SELECT ${values} FROM (
+       SELECT * FROM ${source}
+       QUALIFY row_number() OVER (PARTITION BY ${keys.join(', ')} ORDER BY _seq DESC) = 1
+     ) WHERE _op = 'u'`,
   );
+}
+
+/**
+ * The failure of one table's apply, with the row that held a value the read model cannot
+ * take when there is one. DuckDB has aborted the transaction after the failed statement (and
+ * the caller abandons it whatever failed); rolling it back here lets this connection read the
+ * change file once more to find the row.
+ */
+async function applyError(
+  duck: DuckDBConnection,
+  changes: TableChanges,
+  source: string,
+  error: unknown,
+): Promise<ApplyError> {
+  await duck.run('ROLLBACK').catch(() => undefined);
+  const bad = await findBadValue(duck, source, changes.columns, changes.keys, true).catch(
+    () => undefined,
+  );
+  return new ApplyError(changes.table, bad, error);
 }
 
 /** The change file as text columns; an unquoted empty field is NULL, a quoted one the empty string. */
 function changesCsv(file: string, columns: ColumnInfo[]): string {
-  const types = [
-    `'_seq': 'BIGINT'`,
-    `'_op': 'VARCHAR'`,
-    ...columns.map((c) => `'${c.name}': 'VARCHAR'`),
-  ].join(', ');
-  return `read_csv('${file.replace(/'/g, "''")}', header = false, allow_quoted_nulls = false, auto_detect = false, delim = ',', quote = '"', escape = '"', columns = {${types}})`;
+  return readCsv(file, [
+    { name: '_seq', type: 'BIGINT' },
+    { name: '_op', type: 'VARCHAR' },
+    ...asText(columns),
+  ]);
 }

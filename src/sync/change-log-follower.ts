@@ -65,6 +65,8 @@ export class ChangeLogFollower {
     let changedKeys = 0;
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      // Values as text in the forms DuckDB reads back exactly, whatever the server's defaults.
+      await client.query("SET LOCAL TimeZone = 'UTC'; SET LOCAL DateStyle = 'ISO, YMD'");
       const position = await client.query<{ snapshot: string; as_of: Date }>(
         'SELECT pg_current_snapshot()::text AS snapshot, now() AS as_of',
       );

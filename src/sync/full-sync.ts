@@ -12,6 +12,9 @@ import { DERIVED_COLUMNS } from '../search/client-names.ts';
 import { rebuildSearchIndex, SEARCH_TABLES } from '../search/search-index.ts';
 import { EXPORT_JOURNAL_TABLES, resetExportJournal } from '../exports/export-journal.ts';
 import { rebuildSummaries, SUMMARY_TABLES } from '../summaries/summaries.ts';
+import { ApplyError, findBadValue } from './apply-error.ts';
+import { asText, castText, PG_COPY_CSV, readCsv } from './csv-dialect.ts';
+import { keyColumns } from './change-batch.ts';
 import { faultPoint } from './fault-points.ts';
 import { sourceIdentity } from './source-identity.ts';
 import { readSyncState, writeSyncState } from './sync-state.ts';
@@ -116,8 +119,7 @@ export async function fullSync(
         `SET TRANSACTION SNAPSHOT '${options.slot.snapshotName.replace(/'/g, "''")}'`,
       );
     }
-    // Timestamps leave PostgreSQL in UTC, the form DuckDB reads back exactly.
-    await client.query("SET LOCAL TimeZone = 'UTC'");
+    await client.query(VALUES_AS_DUCKDB_READS_THEM);
     const position = await client.query<{ as_of: Date; lsn: string; snapshot: string }>(
       `SELECT now() AS as_of, pg_current_wal_lsn()::text AS lsn, pg_current_snapshot()::text AS snapshot`,
     );
@@ -134,7 +136,7 @@ export async function fullSync(
       helpers.push(helper);
       await helper.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       await helper.query(`SET TRANSACTION SNAPSHOT '${shared.replace(/'/g, "''")}'`);
-      await helper.query("SET LOCAL TimeZone = 'UTC'");
+      await helper.query(VALUES_AS_DUCKDB_READS_THEM);
     }
     const { chunks, estimatedRows } = await planChunks(
       client,
@@ -162,11 +164,13 @@ export async function fullSync(
         const select = `SELECT ${chunk.columns.map(pgExpression).join(', ')} FROM ${chunk.table} ${chunk.where}`;
         if (serverWrites) {
           const result = await connection.query(
-            `COPY (${select}) TO ${sqlText(file)} WITH (FORMAT csv)`,
+            `COPY (${select}) TO ${sqlText(file)} WITH (${PG_COPY_CSV})`,
           );
           copied += result.rowCount ?? 0;
         } else {
-          const source = connection.query(copyTo(`COPY (${select}) TO STDOUT WITH (FORMAT csv)`));
+          const source = connection.query(
+            copyTo(`COPY (${select}) TO STDOUT WITH (${PG_COPY_CSV})`),
+          );
           await pipeline(source, createWriteStream(file));
           copied += source.rowCount;
         }
@@ -198,13 +202,17 @@ export async function fullSync(
     const load = async () => {
       for await (const { chunk, file } of files) {
         if ((await stat(file)).size > 0) {
-          const types = chunk.columns.map((c) => `'${c.name}': '${csvType(c.type)}'`).join(', ');
-          const values = chunk.columns
-            .map((c) => (c.type.endsWith('[]') ? `CAST(${c.name} AS ${c.type})` : c.name))
-            .join(', ');
-          const result = await duck.run(
-            `INSERT INTO ${chunk.table} (${columnNames(chunk.columns)}) SELECT ${values} FROM read_csv('${file.replace(/'/g, "''")}', header = false, allow_quoted_nulls = false, columns = {${types}})`,
-          );
+          // Read as text and converted like the stream's changes (csv-dialect.ts): as fast
+          // as read_csv's typed columns here, and strict where those are not.
+          const source = readCsv(file, asText(chunk.columns));
+          const values = chunk.columns.map((c) => castText(c.name, c)).join(', ');
+          const result = await duck
+            .run(
+              `INSERT INTO ${chunk.table} (${columnNames(chunk.columns)}) SELECT ${values} FROM ${source}`,
+            )
+            .catch(async (error: unknown) => {
+              throw await sliceError(duck, chunk, source, error);
+            });
           rows += Number(result.rowsChanged);
           faultPoint('initial-load:mid-apply');
         }
@@ -272,7 +280,7 @@ export async function fullSync(
 }
 
 /** A load's folder of slices: `ledgerline-sync-<pid>-<random>`, named after its process. */
-const LOAD_DIR_PREFIX = 'ledgerline-sync-';
+export const LOAD_DIR_PREFIX = 'ledgerline-sync-';
 const LOAD_DIR_NAME = new RegExp(`^${LOAD_DIR_PREFIX}(\\d+)-`);
 
 /**
@@ -316,6 +324,29 @@ async function serverWritesInto(client: pg.PoolClient, dir: string): Promise<boo
   } catch {
     return false;
   }
+}
+
+/**
+ * The copy's session writes values in the forms DuckDB reads back exactly, whatever the
+ * server's or database's defaults: timestamps in UTC (another zone gives offsets such as
+ * +00:19:32 and, before year 1 in that zone, a "BC" suffix) and dates as ISO.
+ */
+const VALUES_AS_DUCKDB_READS_THEM = "SET LOCAL TimeZone = 'UTC'; SET LOCAL DateStyle = 'ISO, YMD'";
+
+/**
+ * The failure of loading one slice, with the row holding a value the read model cannot take
+ * when there is one (read again as text once the aborted transaction is rolled back).
+ */
+async function sliceError(
+  duck: DuckDBConnection,
+  chunk: Chunk,
+  source: string,
+  error: unknown,
+): Promise<ApplyError> {
+  await duck.run('ROLLBACK').catch(() => undefined);
+  const keys = keyColumns(chunk.table);
+  const bad = await findBadValue(duck, source, chunk.columns, keys, false).catch(() => undefined);
+  return new ApplyError(chunk.table, bad, error);
 }
 
 /** A string literal for statements that take no parameters (COPY's file name). */
@@ -429,8 +460,4 @@ export function pgExpression(column: ColumnInfo): string {
   if (column.type.endsWith('[]')) return `array_to_json(${column.name})::text`;
   if (column.type === 'JSON') return `${column.name}::text`;
   return column.name;
-}
-
-function csvType(type: string): string {
-  return type.endsWith('[]') ? 'VARCHAR' : type;
 }

@@ -1,3 +1,4 @@
+import { tmpdir } from 'node:os';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type pg from 'pg';
 import { LogicalReplicationService } from 'pg-logical-replication';
@@ -6,12 +7,19 @@ import type { ReadModelStatus } from '../readmodel/read-model-status.ts';
 import { rebuildSearchIndex } from '../search/search-index.ts';
 import { resetExportJournal } from '../exports/export-journal.ts';
 import { rebuildSummaries } from '../summaries/summaries.ts';
+import { ApplyError, firstLine } from './apply-error.ts';
 import { ChangeBatch } from './change-batch.ts';
 import { ChangeLogFollower } from './change-log-follower.ts';
 import { faultPoint } from './fault-points.ts';
 import { Queue } from './queue.ts';
 import { sourceIdentity } from './source-identity.ts';
-import { fullSync, readModelTables, type ColumnInfo, type SyncProgress } from './full-sync.ts';
+import {
+  fullSync,
+  readModelTables,
+  removeStaleLoads,
+  type ColumnInfo,
+  type SyncProgress,
+} from './full-sync.ts';
 import { formatLsn, parseLsn, ZERO_LSN, type Lsn } from './lsn.ts';
 import { PgoutputDecoder } from './replication/pgoutput-decoder.ts';
 import { RawPgoutputPlugin } from './replication/raw-pgoutput-plugin.ts';
@@ -37,6 +45,27 @@ export interface SyncServiceOptions {
   flushRows?: number;
   /** Commit to DuckDB at least this often while changes stream in (ms). */
   commitIntervalMs?: number;
+  /** How long `waitForStore` waits for the read model before giving up (ms; default 10 s). */
+  writeWaitMs?: number;
+  /** Pause before the first retry after a failure (ms; default 1 s), doubled per failure… */
+  retryMs?: number;
+  /** …up to this (ms; default 30 s). */
+  retryMaxMs?: number;
+}
+
+/** Why the read model stopped following the store, until a retry gets past it. */
+export interface SyncFailure {
+  /** The error's first line (the rest of a DuckDB message may quote row text). */
+  error: string;
+  /** The table whose changes could not be applied, when that was the failure. */
+  table: string | null;
+  /** Primary key of the row holding a value the read model cannot hold, when one was found. */
+  key: Record<string, string> | null;
+  column: string | null;
+  /** When the first of these failures happened. */
+  since: Date;
+  /** Failed attempts so far; the next waits min(retryMs × 2^(attempts−1), retryMaxMs). */
+  attempts: number;
 }
 
 /** What /metrics and /healthz report. */
@@ -51,6 +80,10 @@ export interface SyncMetrics {
   lastCommitAt: Date | null;
   /** The replication slot followed (replication mode). */
   slotName: string | null;
+  /** Attempts to write changes into the read model that failed (every retry counts). */
+  applyFailures: number;
+  /** Set while the sync is failing: from a failure until a retry has caught up. */
+  failure: SyncFailure | null;
 }
 
 /** A pgoutput message (undecoded), or a keepalive of the server. */
@@ -84,6 +117,8 @@ export class SyncService {
     lastErrorAt: null,
     lastCommitAt: null,
     slotName: null,
+    applyFailures: 0,
+    failure: null,
   };
 
   private duck?: DuckDBConnection;
@@ -105,7 +140,19 @@ export class SyncService {
   private keepaliveTimer?: NodeJS.Timeout;
   private applied: Lsn = ZERO_LSN;
   private waiters: { lsn: Lsn; resolve: () => void }[] = [];
+  /** Change-log mode: released by the first successful poll numbered above `after`. */
+  private pollWaiters: { after: number; resolve: () => void }[] = [];
+  private pollsStarted = 0;
   private streamEnded?: Promise<void>;
+  /**
+   * After a failure, the store's WAL position when the retry began. Until the stream reaches
+   * it, changes are folded into one DuckDB transaction (spilled to disk past `flushRows`), so
+   * that a row corrected after the change that failed is written corrected (docs/sync.md).
+   */
+  private recoverTo: Lsn | undefined;
+  private retryTimer?: NodeJS.Timeout;
+  /** A catch-up (the CLI's `sync`) ends at the first failure instead of retrying. */
+  private onFailure: ((error: unknown) => void) | undefined;
 
   // The DuckDB transaction being filled: changes of complete PostgreSQL transactions.
   private batch = new ChangeBatch(new Map());
@@ -119,57 +166,78 @@ export class SyncService {
   /** Loads the read model when it has no usable position, then streams until stopped. */
   async start(): Promise<void> {
     await this.prepare();
-    if (this.metrics.mode === 'replication') await this.stream();
-    else this.schedulePoll();
-  }
-
-  /** Brings the read model up to the store's position at the time of the call, then stops. */
-  async catchUp(): Promise<void> {
-    await this.prepare();
-    if (this.metrics.mode === 'change-log') {
-      await this.pollChangeLog();
-      await this.stop();
-      return;
+    if (this.metrics.mode === 'replication') {
+      if (this.metrics.failure) await this.foldUpToStore();
+      await this.stream();
+    } else {
+      this.schedulePoll();
     }
-    const target = await this.currentWalLsn();
-    await this.stream();
-    await this.waitFor(formatLsn(target));
-    await this.stop();
   }
 
-  /** Resolves once every change committed so far (also by the caller) is visible in the read model. */
-  async waitForStore(): Promise<void> {
-    await this.waitFor(formatLsn(await this.currentWalLsn()));
+  /**
+   * Brings the read model up to the store's position at the time of the call, then stops.
+   * A failure ends it (rejects) instead of being retried.
+   */
+  async catchUp(): Promise<void> {
+    const failed = new Promise<never>((_resolve, reject) => (this.onFailure = reject));
+    failed.catch(() => undefined);
+    try {
+      await this.prepare();
+      if (this.metrics.mode === 'change-log') {
+        await this.pollChangeLog();
+        return;
+      }
+      const target = await this.currentWalLsn();
+      await Promise.race([this.stream(), failed]);
+      await Promise.race([this.waitFor(formatLsn(target)), failed]);
+    } finally {
+      this.onFailure = undefined;
+      await this.stop();
+    }
   }
 
-  /** Resolves once every change committed at or before `lsn` is visible in the read model. */
-  async waitFor(lsnText: string): Promise<void> {
+  /**
+   * Waits until every change committed so far (also by the caller) is visible in the read
+   * model: true then, false when `timeoutMs` (default `writeWaitMs`, 10 s) ran out first.
+   * A write calls it after its commit, and answers 503 on false rather than hang while the
+   * sync is failing (docs/sync.md).
+   */
+  async waitForStore(timeoutMs = this.options.writeWaitMs ?? 10_000): Promise<boolean> {
+    return this.waitFor(formatLsn(await this.currentWalLsn()), timeoutMs);
+  }
+
+  /**
+   * Waits until every change committed at or before `lsn` is visible in the read model (in
+   * change-log mode: every change committed before the call); false when `timeoutMs` ran out.
+   */
+  async waitFor(lsnText: string, timeoutMs = Infinity): Promise<boolean> {
     const lsn = parseLsn(lsnText);
     if (this.metrics.mode === 'change-log') {
-      // A poll that starts now takes a snapshot that sees every commit made before.
-      await this.pollChangeLog();
-      return;
+      // A poll that starts after this moment takes a snapshot that sees every commit made
+      // before; one that fails (or none, while the sync restarts) releases nobody.
+      const waiter = { after: this.pollsStarted, resolve: (): void => undefined };
+      const reached = new Promise<void>((resolve) => (waiter.resolve = resolve));
+      this.pollWaiters.push(waiter);
+      this.pollChangeLog().catch(() => undefined);
+      return this.within(reached, timeoutMs, () => {
+        this.pollWaiters = this.pollWaiters.filter((w) => w !== waiter);
+      });
     }
-    if (this.applied >= lsn) return;
-    const reached = new Promise<void>((resolve) => this.waiters.push({ lsn, resolve }));
-    // With nothing else to stream, the server only moves us on when it sends a keepalive:
-    // ask for one now and every few milliseconds while someone waits.
-    await this.requestKeepalive();
-    this.keepaliveTimer ??= setInterval(() => {
-      if (this.waiters.length === 0) {
-        clearInterval(this.keepaliveTimer);
-        this.keepaliveTimer = undefined;
-      } else {
-        this.requestKeepalive().catch(() => undefined);
-      }
-    }, 20);
-    await reached;
+    if (this.applied >= lsn) return true;
+    const waiter = { lsn, resolve: (): void => undefined };
+    const reached = new Promise<void>((resolve) => (waiter.resolve = resolve));
+    this.waiters.push(waiter);
+    this.keepKeepalivesComing();
+    return this.within(reached, timeoutMs, () => {
+      this.waiters = this.waiters.filter((w) => w !== waiter);
+    });
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.keepaliveTimer);
     clearTimeout(this.pollTimer);
+    clearTimeout(this.retryTimer);
     await this.polling.catch(() => undefined);
     // The worker ends after the item it is applying: a statement still running when its DuckDB
     // connection is closed never settles, and the worker would wait on it for good.
@@ -182,9 +250,26 @@ export class SyncService {
     }
     this.duck?.closeSync();
     this.duck = undefined;
+    this.batch.clear();
+  }
+
+  /** Resolves true with `reached`, or false after `ms` (then `giveUp` forgets the waiter). */
+  private async within(reached: Promise<void>, ms: number, giveUp: () => void): Promise<boolean> {
+    if (!Number.isFinite(ms)) {
+      await reached;
+      return true;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, ms, false)));
+    const caughtUp = await Promise.race([reached.then(() => true), timedOut]);
+    clearTimeout(timer);
+    if (!caughtUp) giveUp();
+    return caughtUp;
   }
 
   private async prepare(): Promise<void> {
+    // Spilled batches of a process that was killed while retrying.
+    await removeStaleLoads(tmpdir());
     this.duck = await this.options.readModel.connect();
     this.tables = await readModelTables(this.duck);
     this.batch = new ChangeBatch(this.tables);
@@ -285,17 +370,30 @@ export class SyncService {
     this.options.status.committed((await readSyncState(this.duck!))!.dataAsOf, 'everything');
   }
 
-  /** One change-log poll at a time, whoever asks (the loop, a waiting write, a catch-up). */
+  /**
+   * One change-log poll at a time, whoever asks (the loop, a waiting write, a catch-up). A
+   * failed poll does not hold up the next: each starts from the committed snapshot again, and
+   * reads the current rows of the keys changed since, so a corrected row is read corrected.
+   */
   private pollChangeLog(): Promise<void> {
-    this.polling = this.polling.then(async () => {
-      if (this.stopped || !this.follower) return;
-      const result = await this.follower.poll();
-      this.options.status.committed(result.dataAsOf, result.changes);
-      this.metrics.rowsApplied += result.changedKeys;
-      this.metrics.batchesApplied++;
-      this.metrics.lastCommitAt = new Date();
-    });
-    return this.polling;
+    const poll = this.polling
+      .catch(() => undefined)
+      .then(async () => {
+        const follower = this.follower;
+        if (this.stopped || !follower) throw new Error('The sync is restarting');
+        const number = ++this.pollsStarted;
+        const result = await follower.poll();
+        this.options.status.committed(result.dataAsOf, result.changes);
+        this.metrics.rowsApplied += result.changedKeys;
+        this.metrics.batchesApplied++;
+        this.metrics.lastCommitAt = new Date();
+        this.recovered();
+        const due = this.pollWaiters.filter((w) => w.after < number);
+        this.pollWaiters = this.pollWaiters.filter((w) => w.after >= number);
+        for (const w of due) w.resolve();
+      });
+    this.polling = poll;
+    return poll;
   }
 
   private schedulePoll(): void {
@@ -310,7 +408,11 @@ export class SyncService {
 
   private async stream(): Promise<void> {
     const replication = new LogicalReplicationService(
-      { connectionString: this.options.url },
+      // pgoutput writes values with the walsender session's output functions: timestamps in
+      // its TimeZone, dates in its DateStyle. Set here, whatever the server's or database's
+      // defaults, values arrive in the forms DuckDB reads back exactly (another zone gives
+      // offsets such as +00:19:32, and a "BC" suffix for the first hours of year 1).
+      { connectionString: this.options.url, options: '-c TimeZone=UTC -c DateStyle=ISO,YMD' },
       // Never acknowledged by the library: only a position DuckDB has committed is confirmed.
       { acknowledge: { auto: false, timeoutSeconds: 0 }, flowControl: { enabled: false } },
     );
@@ -355,10 +457,12 @@ export class SyncService {
           this.socket()?.resume();
         }
         await this.handle(item);
-        // Commit when the queue runs dry (low latency) or the batch is old or large (throughput).
+        // Commit when the queue runs dry (low latency) or the batch is old or large
+        // (throughput); while folding after a failure, only at the fold's target.
         if (
           this.pending &&
           !this.inTransaction &&
+          (this.recoverTo === undefined || this.pending.endLsn >= this.recoverTo) &&
           (this.queue.length === 0 ||
             Date.now() - this.firstPendingAt > (this.options.commitIntervalMs ?? 200))
         ) {
@@ -381,11 +485,17 @@ export class SyncService {
           return;
         case 'change':
           this.changed();
-          if (this.batch.size >= (this.options.flushRows ?? 50_000)) await this.flush();
+          if (this.batch.size >= (this.options.flushRows ?? 50_000)) {
+            if (this.recoverTo === undefined) await this.flush();
+            else await this.batch.spill();
+          }
           return;
         case 'truncate':
-          await this.flush();
+          await this.open();
           for (const table of message.tables) {
+            // Rows still waiting for these tables are removed by the truncate anyway; the
+            // other tables' wait for the flush, so a retry's fold stays whole.
+            this.batch.drop(table);
             await this.duck!.run(`DELETE FROM ${table}`);
             this.batch.touchAll(table);
           }
@@ -409,8 +519,18 @@ export class SyncService {
           return;
       }
     }
-    // Everything before a keepalive has been received; with nothing half-applied, its
-    // position is ours too (this is how an idle slot keeps moving and frees WAL).
+    // Everything before a keepalive has been received. A fold after a failure ends at one
+    // past its target (the target may lie past the last commit, in WAL of other databases).
+    if (
+      !this.inTransaction &&
+      this.pending &&
+      this.recoverTo !== undefined &&
+      item.lsn >= this.recoverTo
+    ) {
+      await this.commit();
+    }
+    // With nothing half-applied, its position is ours too (this is how an idle slot keeps
+    // moving and frees WAL).
     if (!this.inTransaction && this.pending === undefined && item.lsn > this.applied) {
       this.advance(item.lsn);
       await this.confirm();
@@ -426,14 +546,18 @@ export class SyncService {
     this.pending.rows++;
   }
 
+  /** Opens the DuckDB transaction that the next commit closes, when none is open. */
+  private async open(): Promise<void> {
+    if (this.duckOpen) return;
+    faultPoint('batch:before-write');
+    await this.duck!.run('BEGIN TRANSACTION');
+    this.duckOpen = true;
+  }
+
   /** Writes buffered changes into the open DuckDB transaction (opening it when needed). */
   private async flush(): Promise<void> {
-    if (!this.duckOpen) {
-      faultPoint('batch:before-write');
-      await this.duck!.run('BEGIN TRANSACTION');
-      this.duckOpen = true;
-    }
-    if (this.batch.size > 0) await this.batch.flush(this.duck!);
+    await this.open();
+    if (!this.batch.empty) await this.batch.flush(this.duck!);
   }
 
   private async commit(): Promise<void> {
@@ -482,6 +606,44 @@ export class SyncService {
     const due = this.waiters.filter((w) => w.lsn <= lsn);
     this.waiters = this.waiters.filter((w) => w.lsn > lsn);
     for (const w of due) w.resolve();
+    if (this.recoverTo !== undefined && lsn >= this.recoverTo) this.recovered();
+  }
+
+  /**
+   * After a failure: the changes up to the store's current position are applied as one DuckDB
+   * transaction. Committed one PostgreSQL transaction at a time, the one that failed would
+   * fail again for good, even after its row was corrected by a later one.
+   */
+  private async foldUpToStore(): Promise<void> {
+    this.recoverTo = await this.currentWalLsn();
+    if (this.applied >= this.recoverTo) this.recovered();
+    else this.keepKeepalivesComing();
+  }
+
+  /** The sync got past its failure: it follows the store again, committing as it goes. */
+  private recovered(): void {
+    this.recoverTo = undefined;
+    if (!this.metrics.failure) return;
+    this.options.log?.(
+      `sync: following the store again after ${this.metrics.failure.attempts} failed attempt${this.metrics.failure.attempts === 1 ? '' : 's'}`,
+    );
+    this.metrics.failure = null;
+  }
+
+  /**
+   * With nothing else to stream, the server only moves the sync on when it sends a keepalive:
+   * ask for one now and every few milliseconds while a write waits or a fold looks for its end.
+   */
+  private keepKeepalivesComing(): void {
+    this.requestKeepalive().catch(() => undefined);
+    this.keepaliveTimer ??= setInterval(() => {
+      if (this.waiters.length === 0 && this.recoverTo === undefined) {
+        clearInterval(this.keepaliveTimer);
+        this.keepaliveTimer = undefined;
+      } else {
+        this.requestKeepalive().catch(() => undefined);
+      }
+    }, 20);
   }
 
   /** Tells PostgreSQL the position DuckDB holds, so the slot may free WAL before it. */
@@ -506,36 +668,66 @@ export class SyncService {
   }
 
   /**
-   * Any failure (connection lost, slot dropped, a DuckDB error) abandons what is not
-   * committed and starts again from the committed position, after a pause; a lost slot
-   * makes prepare() rebuild the read model.
+   * Any failure (connection lost, slot dropped, a change the read model cannot hold) abandons
+   * what is not committed and starts again from the committed position after a pause that
+   * doubles with each failure in a row (retryMs up to retryMaxMs); a lost slot makes
+   * prepare() rebuild the read model. Until a retry gets past it, the failure is reported
+   * (/healthz 503, /metrics) and writes stop waiting for the read model after writeWaitMs.
    */
   private fail(error: unknown): void {
     if (this.stopped || this.recovering) return;
-    this.metrics.lastError = error instanceof Error ? error.message : String(error);
-    this.metrics.lastErrorAt = new Date();
+    this.noteFailure(error);
+    if (this.onFailure) {
+      this.onFailure(error);
+      return;
+    }
+    const attempts = this.metrics.failure!.attempts;
+    const delay = Math.min(
+      (this.options.retryMs ?? 1000) * 2 ** (attempts - 1),
+      this.options.retryMaxMs ?? 30_000,
+    );
     this.options.log?.(
-      `sync: ${this.metrics.lastError}; restarting from ${formatLsn(this.applied)}`,
+      `sync: ${this.metrics.lastError}; retrying from ${formatLsn(this.applied)} in ${delay / 1000} s`,
     );
     this.recovering = true;
+    clearTimeout(this.pollTimer);
     void (async () => {
       await this.replication?.stop().catch(() => undefined);
       this.queue.clear();
       await this.draining;
+      await this.polling.catch(() => undefined);
+      this.follower = undefined;
       this.paused = false;
       this.inTransaction = false;
       this.pending = undefined;
+      this.recoverTo = undefined;
       this.batch.clear();
       this.batch.forgetChanges();
       if (this.duckOpen) await this.duck?.run('ROLLBACK').catch(() => undefined);
       this.duckOpen = false;
       this.duck?.closeSync();
       this.duck = undefined;
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await new Promise((resolve) => (this.retryTimer = setTimeout(resolve, delay)));
       this.recovering = false;
       if (this.stopped) return;
       await this.start().catch((e: unknown) => this.fail(e));
     })();
+  }
+
+  private noteFailure(error: unknown): void {
+    const apply = error instanceof ApplyError ? error : undefined;
+    if (apply) this.metrics.applyFailures++;
+    const message = firstLine(error);
+    this.metrics.lastError = message;
+    this.metrics.lastErrorAt = new Date();
+    this.metrics.failure = {
+      error: message,
+      table: apply?.table ?? null,
+      key: apply?.bad?.key ?? null,
+      column: apply?.bad?.column ?? null,
+      since: this.metrics.failure?.since ?? this.metrics.lastErrorAt,
+      attempts: (this.metrics.failure?.attempts ?? 0) + 1,
+    };
   }
 
   private systemId(): Promise<string> {

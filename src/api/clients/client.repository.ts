@@ -49,19 +49,32 @@ export async function insertClient(
     .executeTakeFirstOrThrow();
 }
 
-/** Updates a live client of the workspace; undefined when there is none with that id. */
-export async function updateClient(
+/** A live client of the workspace, locked for the update that follows; undefined when none. */
+export async function findClientForUpdate(
   trx: Transaction<Database>,
   workspaceId: string,
   id: string,
+): Promise<{ id: string } | undefined> {
+  return trx
+    .selectFrom('clients')
+    .select('id')
+    .where('id', '=', id)
+    .where('workspace_id', '=', workspaceId)
+    .where('deleted_at', 'is', null)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+/** Updates the client `id` (found by findClientForUpdate) with the fields `input` carries. */
+export async function updateClient(
+  trx: Transaction<Database>,
+  id: string,
   input: ClientInput,
-): Promise<Record<string, unknown> | undefined> {
+): Promise<Record<string, unknown>> {
   return trx
     .updateTable('clients')
     .set({ ...clientColumns(input), updated_at: new Date() })
     .where('id', '=', id)
-    .where('workspace_id', '=', workspaceId)
-    .where('deleted_at', 'is', null)
     .returningAll()
-    .executeTakeFirst();
+    .executeTakeFirstOrThrow();
 }

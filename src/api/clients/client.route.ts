@@ -1,16 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import { requireAccess } from '../../http/access.ts';
 import type { RouteContext } from '../../http/app.ts';
-import { notFound } from '../../http/errors.ts';
 import { runIdempotent } from '../../http/idempotency.ts';
 import { answerList } from '../../http/list/list-endpoint.ts';
 import { parseQuery } from '../../http/list/list-query.ts';
 import { MANAGER_UP } from '../roles.ts';
-import { recordId, runWrite } from '../write.ts';
+import { recordId, runUpdate } from '../write.ts';
 import { parseClientInput } from './client.input.ts';
 import { clientList, clientListQuery } from './client.list.ts';
 import { clientRowToRecord } from './client.record.ts';
-import { insertClient, updateClient } from './client.repository.ts';
+import { findClientForUpdate, insertClient, updateClient } from './client.repository.ts';
 
 /** /clients: Manager, Admin and Owner (api-v1 "Role rules by area"). */
 export function registerClientRoutes(app: FastifyInstance, context: RouteContext): void {
@@ -47,11 +46,10 @@ export function registerClientRoutes(app: FastifyInstance, context: RouteContext
     const caller = request.caller;
     requireAccess(caller, { roles: MANAGER_UP, scope: 'write' });
     const id = recordId(request.params.id);
-    const input = parseClientInput(request.body);
-    const row = await runWrite(context, async (trx) => {
-      const updated = await updateClient(trx, caller.workspaceId, id, input);
-      if (!updated) throw notFound();
-      return updated;
+    const row = await runUpdate(context, {
+      find: (trx) => findClientForUpdate(trx, caller.workspaceId, id),
+      parse: () => parseClientInput(request.body),
+      write: (trx, _client, input) => updateClient(trx, id, input),
     });
     return { data: clientRowToRecord(row, caller.baseCurrency) };
   });

@@ -102,14 +102,13 @@ export async function insertExpense(
     .executeTakeFirstOrThrow();
 }
 
-/** Updates a live expense of the workspace; undefined when there is none with that id. */
-export async function updateExpense(
+/** A live expense of the workspace, locked for the update that follows; undefined when none. */
+export async function findExpenseForUpdate(
   trx: Transaction<Database>,
   workspaceId: string,
   id: string,
-  input: ExpenseUpdateInput,
-): Promise<ExpenseRow | undefined> {
-  const current = await trx
+) {
+  return trx
     .selectFrom('expenses')
     .selectAll()
     .where('id', '=', id)
@@ -117,12 +116,20 @@ export async function updateExpense(
     .where('deleted_at', 'is', null)
     .forUpdate()
     .executeTakeFirst();
-  if (!current) return undefined;
+}
+
+/** Applies `input` to `current` (found by findExpenseForUpdate), checking the rules that span fields. */
+export async function updateExpense(
+  trx: Transaction<Database>,
+  workspaceId: string,
+  current: Partial<Record<keyof ExpenseTable, unknown>> & { id: string },
+  input: ExpenseUpdateInput,
+): Promise<ExpenseRow> {
   const columns = await resolve(trx, workspaceId, input, current);
   return trx
     .updateTable('expenses')
     .set({ ...columns, updated_at: new Date() })
-    .where('id', '=', id)
+    .where('id', '=', current.id)
     .returningAll()
     .executeTakeFirstOrThrow();
 }

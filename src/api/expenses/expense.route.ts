@@ -1,13 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { requireAccess } from '../../http/access.ts';
 import type { RouteContext } from '../../http/app.ts';
-import { notFound } from '../../http/errors.ts';
 import { runIdempotent } from '../../http/idempotency.ts';
 import { MANAGER_UP } from '../roles.ts';
-import { recordId, runWrite } from '../write.ts';
+import { recordId, runUpdate } from '../write.ts';
 import { parseExpenseCreate, parseExpenseUpdate } from './expense.input.ts';
 import { expenseRowToRecord } from './expense.record.ts';
-import { insertExpense, updateExpense } from './expense.repository.ts';
+import { findExpenseForUpdate, insertExpense, updateExpense } from './expense.repository.ts';
 
 /** /expenses: Manager, Admin and Owner. */
 export function registerExpenseRoutes(app: FastifyInstance, context: RouteContext): void {
@@ -30,11 +29,10 @@ export function registerExpenseRoutes(app: FastifyInstance, context: RouteContex
     const caller = request.caller;
     requireAccess(caller, { roles: MANAGER_UP, scope: 'write' });
     const id = recordId(request.params.id);
-    const input = parseExpenseUpdate(request.body);
-    const row = await runWrite(context, async (trx) => {
-      const updated = await updateExpense(trx, caller.workspaceId, id, input);
-      if (!updated) throw notFound();
-      return updated;
+    const row = await runUpdate(context, {
+      find: (trx) => findExpenseForUpdate(trx, caller.workspaceId, id),
+      parse: () => parseExpenseUpdate(request.body),
+      write: (trx, expense, input) => updateExpense(trx, caller.workspaceId, expense, input),
     });
     return { data: expenseRowToRecord(row) };
   });

@@ -8,7 +8,7 @@ import { runIdempotent } from '../../http/idempotency.ts';
 import type { Database } from '../../store/schema.ts';
 import { isProjectMember, requireMembers, requireProject } from '../references.ts';
 import { MANAGER_UP } from '../roles.ts';
-import { recordId, runWrite } from '../write.ts';
+import { recordId, runUpdate, runWrite } from '../write.ts';
 import { parseTaskCreate, parseTaskUpdate } from './task.input.ts';
 import { taskRowToRecord } from './task.record.ts';
 import { archiveTask, findTaskForUpdate, insertTask, updateTask } from './task.repository.ts';
@@ -56,19 +56,25 @@ export function registerTaskRoutes(app: FastifyInstance, context: RouteContext):
     const caller = request.caller;
     requireAccess(caller, { scope: 'write' });
     const id = recordId(request.params.id);
-    const input = parseTaskUpdate(request.body);
-    const row = await runWrite(context, async (trx) => {
-      const task = await findTaskForUpdate(trx, caller.workspaceId, id);
-      if (!task || task.deleted_at !== null) throw notFound();
-      // Members edit only the tasks they are assigned to.
-      if (caller.role === 'MEMBER' && !task.assignee_ids.includes(caller.userId))
-        throw forbiddenScope();
-      if (input.projectId !== undefined)
-        await requireProject(trx, caller.workspaceId, input.projectId);
-      await checkMemberTask(trx, caller, input.projectId, input.assigneeIds);
-      if (input.assigneeIds)
-        await requireMembers(trx, caller.workspaceId, input.assigneeIds, 'assigneeIds');
-      return updateTask(trx, id, input);
+    const row = await runUpdate(context, {
+      find: async (trx) => {
+        const task = await findTaskForUpdate(trx, caller.workspaceId, id);
+        return task?.deleted_at === null ? task : undefined;
+      },
+      allow: (task) => {
+        // Members edit only the tasks they are assigned to.
+        if (caller.role === 'MEMBER' && !task.assignee_ids.includes(caller.userId))
+          throw forbiddenScope();
+      },
+      parse: () => parseTaskUpdate(request.body),
+      write: async (trx, _task, input) => {
+        if (input.projectId !== undefined)
+          await requireProject(trx, caller.workspaceId, input.projectId);
+        await checkMemberTask(trx, caller, input.projectId, input.assigneeIds);
+        if (input.assigneeIds)
+          await requireMembers(trx, caller.workspaceId, input.assigneeIds, 'assigneeIds');
+        return updateTask(trx, id, input);
+      },
     });
     return { data: taskRowToRecord(row) };
   });

@@ -3,6 +3,8 @@ import { ApiError } from '../errors.ts';
 
 /** The current cursor format. Older versions stay readable while they can be decoded. */
 const VERSION = 1;
+/** Far longer than any cursor issued (a sort key of a few hundred characters): not decoded. */
+const MAX_CURSOR_LENGTH = 4000;
 
 export const invalidCursor = () =>
   new ApiError(
@@ -16,7 +18,8 @@ export const invalidCursor = () =>
  * Opaque, signed page cursors (decisions 5): `base64url(payload).base64url(hmac)`. The
  * payload holds the format version, a hash binding the cursor to its caller, endpoint,
  * filters and sort, and the sort key of the last row returned (keyset pagination). Anything
- * altered, or used for another binding, is `422 invalid_cursor`.
+ * altered, or used for another binding, is `422 invalid_cursor`: only the exact text issued
+ * is accepted, not another spelling of the same bytes.
  */
 export class CursorCodec {
   constructor(private readonly secret: Buffer) {}
@@ -28,10 +31,12 @@ export class CursorCodec {
 
   /** The last row's sort key, or throws invalid_cursor. */
   decode(cursor: string, binding: string): (string | null)[] {
+    if (cursor.length > MAX_CURSOR_LENGTH) throw invalidCursor();
     const [bodyText, signatureText, extra] = cursor.split('.');
     if (!bodyText || !signatureText || extra !== undefined) throw invalidCursor();
-    const body = Buffer.from(bodyText, 'base64url');
-    const signature = Buffer.from(signatureText, 'base64url');
+    const body = exactBase64url(bodyText);
+    const signature = exactBase64url(signatureText);
+    if (!body || !signature) throw invalidCursor();
     const expected = this.sign(body);
     if (signature.length !== expected.length || !timingSafeEqual(signature, expected))
       throw invalidCursor();
@@ -49,6 +54,16 @@ export class CursorCodec {
   private sign(body: Buffer): Buffer {
     return createHmac('sha256', this.secret).update(body).digest().subarray(0, 16);
   }
+}
+
+/**
+ * The bytes of base64url text, only when the text is exactly how they encode. Node's decoder
+ * skips characters outside the alphabet (`é`, `=`) and ignores the unused low bits of the
+ * last character, so several texts decode to the same bytes; encoding back tells them apart.
+ */
+function exactBase64url(text: string): Buffer | undefined {
+  const bytes = Buffer.from(text, 'base64url');
+  return bytes.toString('base64url') === text ? bytes : undefined;
 }
 
 interface Payload {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { decimalTextProblem, RATE_SCALE } from '../../money/money.ts';
+import { FIRST_DAY, isStorableDate, LAST_DAY, storableTimestamp } from '../../stored-values.ts';
 import { validationFailed } from '../errors.ts';
 
 // Query-string building blocks of the list endpoints (api-v1 "List endpoints", decisions 5).
@@ -43,16 +44,15 @@ export interface RangeBound {
 }
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const timestamp = storableTimestamp();
 
 function rangeBound(end: 'from' | 'to') {
   return once(
     z
       .string()
       .refine(
-        (v) =>
-          (DATE.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`))) ||
-          z.iso.datetime({ offset: true }).safeParse(v).success,
-        'must be a date (YYYY-MM-DD) or an ISO 8601 timestamp',
+        (v) => isStorableDate(v) || timestamp.safeParse(v).success,
+        `must be a date (YYYY-MM-DD) or an ISO 8601 timestamp that exists, from ${FIRST_DAY} to ${LAST_DAY}`,
       )
       .transform((v): RangeBound => {
         if (!DATE.test(v)) return { epochMicros: isoToMicros(v), exclusive: false };
@@ -121,7 +121,8 @@ export function sortParam(fields: readonly string[]) {
 }
 
 export const searchParam = once(z.string().max(200, 'must be at most 200 characters'));
-export const cursorParam = once(z.string().max(4000, 'is not a cursor of this endpoint'));
+/** Checked by the cursor codec, which refuses any text it did not issue (a too-long one too). */
+export const cursorParam = once(z.string());
 
 /** The parameters every list takes, plus the endpoint's own; unknown parameters are ignored. */
 export function listQuery<S extends z.ZodRawShape>(sortFields: readonly string[], filters: S) {

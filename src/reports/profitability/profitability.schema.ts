@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { storableDate } from '../../stored-values.ts';
 
 // Money is a decimal string with exactly the currency's scale ("150.00", JPY "150",
 // KWD "1.500"); never a JSON number (api-v1 conventions, decisions 9).
@@ -113,7 +114,7 @@ export type ProfitabilityMember = z.infer<typeof profitabilityMemberSchema>;
 export type Profitability = z.infer<typeof profitabilitySchema>;
 
 // strictQuery has refused repeated parameters already: each value here is one string.
-const date = z.iso.date({ error: 'must be a date (YYYY-MM-DD)' });
+const date = storableDate('must be a date (YYYY-MM-DD)');
 // Any 8-4-4-4-12 hex id, as the importer accepts (not only RFC 4122 versions).
 const id = z.guid({ error: 'must be a UUID' }).transform((v) => v.toLowerCase());
 const wholeNumber = (min: number, max: number) => {

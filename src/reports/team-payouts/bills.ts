@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { z } from 'zod';
+import { storableDate } from '../../stored-values.ts';
 import { bool, decimal, integer, money, rate, text, timestamp } from '../../api/record-values.ts';
 import { currencyCode, isoDate, isoTimestamp, moneyText, uuid } from '../../api/schema-parts.ts';
 import { sortKeys } from '../../api/list-filters.ts';
@@ -77,7 +78,7 @@ export const BILL_SORT_FIELDS = [
   'updatedAt',
 ] as const;
 
-const date = z.iso.date({ error: 'must be a date (YYYY-MM-DD)' });
+const date = storableDate('must be a date (YYYY-MM-DD)');
 
 /** GET /team-payouts/bills query (api-v1); strict. */
 export const billListQuery = listQuery(BILL_SORT_FIELDS, {
