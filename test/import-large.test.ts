@@ -42,6 +42,18 @@ describe('large snapshot import', () => {
     return new Map(rows.map((r) => [r.name, { definition: r.definition, oid: r.oid }]));
   }
 
+  /** Every key and reference of time_entries or pointing at it, with its validity. */
+  async function constraints(): Promise<string[]> {
+    const { rows } = await h.pool.query<{ c: string }>(
+      `SELECT conrelid::regclass || ' ' || conname || ' ' || pg_get_constraintdef(oid) ||
+              CASE WHEN convalidated THEN '' ELSE ' (not valid)' END AS c
+       FROM pg_constraint
+       WHERE 'time_entries'::regclass IN (conrelid, confrelid) AND contype IN ('p', 'u', 'f')
+       ORDER BY 1`,
+    );
+    return rows.map((r) => r.c);
+  }
+
   const definitions = (m: Map<string, { definition: string }>) =>
     new Map([...m].map(([name, { definition }]) => [name, definition]));
 
@@ -53,6 +65,7 @@ describe('large snapshot import', () => {
   it('writes nothing for a bad file, and leaves the indexes as they were', async () => {
     const file = await generated('bad', 12_000, 3);
     const before = await indexes();
+    const keys = await constraints();
     const lines = (await readFile(file, 'utf8')).trimEnd().split('\n');
     const entry = lines.findLast((l) => l.startsWith('{"type":"timeEntry"'))!;
     const { id } = JSON.parse(entry) as { id: string };
@@ -66,13 +79,20 @@ describe('large snapshot import', () => {
     expect(await countOf('workspaces')).toBe(0);
     expect(await countOf('time_entries')).toBe(0);
     expect(await indexes()).toEqual(before);
+    expect(await constraints()).toEqual(keys);
   });
 
   it('builds the indexes of a table it fills again, as they were', async () => {
     const file = await generated('large', 12_000, 3);
     const before = await indexes();
+    const keys = await constraints();
     const result = await importSnapshot(h.pool, readSnapshot(file));
     expect(result.rows.time_entries).toBe(12_000);
+    expect(await constraints()).toEqual(keys);
+    expect(keys).toContainEqual(
+      expect.stringMatching(/^time_entries time_entries_pkey PRIMARY KEY/),
+    );
+    expect(keys).toContainEqual(expect.stringMatching(/^invoice_lines .* REFERENCES time_entries/));
     expect(await countOf('time_entries')).toBe(12_000);
     const after = await indexes();
     expect(definitions(after)).toEqual(definitions(before));
@@ -91,5 +111,15 @@ describe('large snapshot import', () => {
     expect(result.rows.time_entries).toBe(11_000);
     expect(await countOf('time_entries')).toBe(23_000);
     expect(await indexes()).toEqual(before);
+  });
+
+  it('replaces a large workspace it imported before', async () => {
+    const keys = await constraints();
+    const result = await importSnapshot(h.pool, readSnapshot(path.join(dir, 'large.ndjson')), {
+      replace: true,
+    });
+    expect(result.replaced).toBe(true);
+    expect(await countOf('time_entries')).toBe(23_000);
+    expect(await constraints()).toEqual(keys);
   });
 });
