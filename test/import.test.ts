@@ -25,8 +25,13 @@ describe('snapshot import', () => {
   beforeEach(async () => {
     const { rows } = await h.pool.query<{ id: string }>('SELECT id FROM workspaces');
     const client = await h.pool.connect();
-    for (const { id } of rows) await deleteWorkspace(client, id);
-    client.release();
+    try {
+      await client.query('BEGIN');
+      for (const { id } of rows) await deleteWorkspace(client, id);
+      await client.query('COMMIT');
+    } finally {
+      client.release();
+    }
   });
 
   async function issuesOf(snapshot: unknown): Promise<ImportIssue[]> {

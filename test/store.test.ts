@@ -51,11 +51,13 @@ describe('operational store', () => {
   });
 });
 
-/** The store at the migration before 0007, holding the small workspace; `drop` removes it. */
-async function storeBefore0007(): Promise<{ pool: pg.Pool; drop: () => Promise<void> }> {
+/** The store at migration `upTo`, holding the small workspace; `drop` removes it. */
+async function storeBefore0007(
+  upTo = '0006_auth_change_notify',
+): Promise<{ pool: pg.Pool; drop: () => Promise<void> }> {
   const db = await createTestDatabase({ migrated: false });
   const pool = createPool(db.url);
-  await migrate(pool, { upTo: '0006_auth_change_notify' });
+  await migrate(pool, { upTo });
   const snapshot = smallSnapshot();
   // Valid values at the ends of the range must survive the migration.
   Object.assign(snapshot.tasks[0]!, { startDate: '0001-01-01', dueDate: '9999-12-31' });
@@ -80,7 +82,9 @@ describe('values the read model cannot hold (0007_storable_values)', () => {
   let columns: CheckedColumn[];
   beforeAll(async () => {
     store = await storeBefore0007();
-    expect(await migrate(store.pool)).toEqual(['0007_storable_values']);
+    expect(await migrate(store.pool, { upTo: '0007_storable_values' })).toEqual([
+      '0007_storable_values',
+    ]);
     columns = (
       await store.pool.query<CheckedColumn>(
         `SELECT c.table_name AS table, c.column_name AS column, c.data_type AS type
@@ -187,6 +191,54 @@ describe('values the read model cannot hold (0007_storable_values)', () => {
       expect(rows).toEqual([]);
     } finally {
       await old.drop();
+    }
+  });
+});
+
+/** Keys, references and indexes of the schema, as the catalog defines them. */
+async function keysAndIndexes(pool: pg.Pool): Promise<string[]> {
+  const { rows } = await pool.query<{ d: string }>(
+    `SELECT conrelid::regclass || ' ' || conname || ' ' || pg_get_constraintdef(oid) ||
+            CASE WHEN convalidated THEN '' ELSE ' (not valid)' END AS d
+     FROM pg_constraint WHERE contype IN ('p', 'u', 'f') AND connamespace = 'public'::regnamespace
+     UNION ALL
+     SELECT pg_get_indexdef(indexrelid) FROM pg_index
+     WHERE indrelid::regclass::text NOT LIKE 'pg_%'
+       AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = indexrelid)
+     ORDER BY 1`,
+  );
+  return rows.map((r) => r.d);
+}
+
+describe('keys that lead with the record id (0008_keys_lead_with_ids)', () => {
+  it('turns every composite key and reference index round on a store with rows, and keeps every reference', async () => {
+    const fresh = await createTestDatabase();
+    const freshPool = createPool(fresh.url);
+    const store = await storeBefore0007('0007_storable_values');
+    try {
+      const before = await keysAndIndexes(store.pool);
+      const count = async () =>
+        (await store.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM time_entries'))
+          .rows[0]!.n;
+      const entries = await count();
+      expect(before).toContainEqual(expect.stringMatching(/UNIQUE \(workspace_id, id\)$/));
+
+      expect(await migrate(store.pool)).toEqual(['0008_keys_lead_with_ids']);
+      const after = await keysAndIndexes(store.pool);
+      expect(after).toEqual(await keysAndIndexes(freshPool));
+      expect(
+        after.filter((d) => /UNIQUE \(workspace_id, id\)|INDEX .*\(workspace_id, \w+_id\)$/.test(d)),
+      ).toEqual([]);
+      expect(after.filter((d) => d.includes('FOREIGN KEY'))).toEqual(
+        before.filter((d) => d.includes('FOREIGN KEY')),
+      );
+      expect(after.filter((d) => d.includes('not valid'))).toEqual([]);
+      expect(await count()).toBe(entries);
+      expect(entries).toBeGreaterThan(0);
+    } finally {
+      await store.drop();
+      await freshPool.end();
+      await fresh.drop();
     }
   });
 });
