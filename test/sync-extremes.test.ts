@@ -1,18 +1,7 @@
 import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openReadModel, type ReadModel } from '../src/readmodel/read-model.ts';
-import { ReadModelStatus } from '../src/readmodel/read-model-status.ts';
-import { createPool } from '../src/store/database.ts';
-import { fullSync } from '../src/sync/full-sync.ts';
-import { SyncService } from '../src/sync/sync-service.ts';
-import { snapshotBoth } from './support/compare-read-model.ts';
-import { createTestDatabase } from './support/databases.ts';
-import { importObject } from './support/import-object.ts';
-import { restrictedRoleUrl } from './support/restricted-role.ts';
-import { ids, smallSnapshot } from './support/small-snapshot.ts';
-
-// Each test loads and streams tens of thousands of rows; two test files share two cores.
-const LONG = 240_000;
+import { describe, expect } from 'vitest';
+import { ids } from './support/small-snapshot.ts';
+import { syncEveryWay } from './support/sync-every-way.ts';
 
 const MAX_18_4 = '99999999999999.9999';
 const MAX_18_10 = '99999999.9999999999';
@@ -122,103 +111,23 @@ async function flipExtremes(pool: pg.Pool, set: string): Promise<void> {
 }
 
 describe('every value the copied columns can hold', () => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  let pool: pg.Pool;
-
-  const expectEqual = async (readModel: ReadModel) => {
-    const duck = await readModel.connect();
-    try {
-      const { store, readModel: copy } = await snapshotBoth(pool, duck);
-      expect(store.time_entries!.some((row) => row.includes('0001-01-01 00:00:00.000000'))).toBe(
-        true,
-      );
-      for (const table of Object.keys(store)) expect(copy[table], table).toEqual(store[table]);
-    } finally {
-      duck.closeSync();
-    }
-  };
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
+  syncEveryWay({
     // A server whose sessions default to another zone (with odd and historic offsets) and to
     // day-first dates: the sync must ask for UTC and ISO itself.
-    const name = new URL(db.url).pathname.slice(1);
-    const admin = createPool(db.url, 1);
-    await admin.query(`ALTER DATABASE ${name} SET TimeZone = 'America/St_Johns'`);
-    await admin.query(`ALTER DATABASE ${name} SET DateStyle = 'SQL, DMY'`);
-    await admin.end();
-    pool = createPool(db.url);
-    await importObject(pool, smallSnapshot());
-    await insertExtremes(pool, 'first');
+    configure: async (admin, name) => {
+      await admin.query(`ALTER DATABASE ${name} SET TimeZone = 'America/St_Johns'`);
+      await admin.query(`ALTER DATABASE ${name} SET DateStyle = 'SQL, DMY'`);
+    },
+    seed: (pool) => insertExtremes(pool, 'first'),
+    change: async (pool, mode) => {
+      const [set, earlier] =
+        mode === 'replication' ? ['streamed', 'first'] : ['logged', 'streamed'];
+      await insertExtremes(pool, set);
+      await flipExtremes(pool, earlier);
+    },
+    expectStore: (store) =>
+      expect(store.time_entries!.some((row) => row.includes('0001-01-01 00:00:00.000000'))).toBe(
+        true,
+      ),
   });
-  afterAll(async () => {
-    await pool.query(
-      'SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = current_database() AND NOT active',
-    );
-    await pool.end();
-    await db.drop();
-  });
-
-  it(
-    'the first load copies them exactly',
-    async () => {
-      const readModel = await openReadModel(':memory:');
-      try {
-        await fullSync(pool, readModel);
-        await expectEqual(readModel);
-      } finally {
-        readModel.close();
-      }
-    },
-    LONG,
-  );
-
-  it(
-    'the stream (logical replication) applies them exactly',
-    async () => {
-      const readModel = await openReadModel(':memory:');
-      const sync = new SyncService({ pool, url: db.url, readModel, status: new ReadModelStatus() });
-      try {
-        await sync.start();
-        expect(sync.metrics.mode).toBe('replication');
-        await insertExtremes(pool, 'streamed');
-        await flipExtremes(pool, 'first');
-        expect(await sync.waitForStore(45_000), sync.metrics.lastError ?? '').toBe(true);
-        expect(sync.metrics.lastError).toBeNull();
-        await expectEqual(readModel);
-      } finally {
-        await sync.stop();
-        readModel.close();
-      }
-    },
-    LONG,
-  );
-
-  it(
-    'the change log applies them exactly',
-    async () => {
-      const restricted = createPool(await restrictedRoleUrl(db.url));
-      const readModel = await openReadModel(':memory:');
-      const sync = new SyncService({
-        pool: restricted,
-        url: db.url,
-        readModel,
-        status: new ReadModelStatus(),
-      });
-      try {
-        await sync.start();
-        expect(sync.metrics.mode).toBe('change-log');
-        await insertExtremes(pool, 'logged');
-        await flipExtremes(pool, 'streamed');
-        expect(await sync.waitForStore(45_000), sync.metrics.lastError ?? '').toBe(true);
-        expect(sync.metrics.lastError).toBeNull();
-        await expectEqual(readModel);
-      } finally {
-        await sync.stop();
-        readModel.close();
-        await restricted.end();
-      }
-    },
-    LONG,
-  );
 });

@@ -1,18 +1,7 @@
 import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openReadModel } from '../src/readmodel/read-model.ts';
-import { ReadModelStatus } from '../src/readmodel/read-model-status.ts';
-import { createPool } from '../src/store/database.ts';
-import { fullSync } from '../src/sync/full-sync.ts';
-import { SyncService } from '../src/sync/sync-service.ts';
-import { snapshotBoth } from './support/compare-read-model.ts';
-import { createTestDatabase } from './support/databases.ts';
-import { importObject } from './support/import-object.ts';
-import { restrictedRoleUrl } from './support/restricted-role.ts';
-import { ids, smallSnapshot } from './support/small-snapshot.ts';
-
-// Each test loads and streams tens of thousands of rows; two test files share two cores.
-const LONG = 240_000;
+import { describe, expect } from 'vitest';
+import { ids } from './support/small-snapshot.ts';
+import { syncEveryWay } from './support/sync-every-way.ts';
 
 /**
  * Text that breaks CSV readers, after more plain rows than DuckDB's sniffer samples (20,480):
@@ -118,95 +107,18 @@ async function updateSet(pool: pg.Pool, set: string): Promise<void> {
 }
 
 describe('text that breaks CSV readers, past the rows a reader samples', () => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  let pool: pg.Pool;
-
-  const expectEqual = async (readModel: Awaited<ReturnType<typeof openReadModel>>) => {
-    const duck = await readModel.connect();
-    try {
-      const { store, readModel: copy } = await snapshotBoth(pool, duck);
-      expect(store.clients!.length).toBeGreaterThan(PLAIN_ROWS);
-      for (const table of Object.keys(store)) expect(copy[table], table).toEqual(store[table]);
-    } finally {
-      duck.closeSync();
-    }
-  };
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    pool = createPool(db.url);
-    await importObject(pool, smallSnapshot());
-    await insertSet(pool, 'first');
-  });
-  afterAll(async () => {
-    await pool.query(
-      'SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = current_database() AND NOT active',
-    );
-    await pool.end();
-    await db.drop();
-  });
-
-  it(
-    'the first load copies it exactly',
-    async () => {
-      const readModel = await openReadModel(':memory:');
-      try {
-        await fullSync(pool, readModel);
-        await expectEqual(readModel);
-      } finally {
-        readModel.close();
-      }
-    },
-    LONG,
-  );
-
-  it(
-    'the stream (logical replication) applies it exactly',
-    async () => {
-      const readModel = await openReadModel(':memory:');
-      const sync = new SyncService({ pool, url: db.url, readModel, status: new ReadModelStatus() });
-      try {
-        await sync.start();
-        expect(sync.metrics.mode).toBe('replication');
+  syncEveryWay({
+    seed: (pool) => insertSet(pool, 'first'),
+    change: async (pool, mode) => {
+      if (mode === 'replication') {
         await insertSet(pool, 'streamed');
         await updateSet(pool, 'first');
-        expect(await sync.waitForStore(45_000), sync.metrics.lastError ?? '').toBe(true);
-        expect(sync.metrics.lastError).toBeNull();
-        await expectEqual(readModel);
-      } finally {
-        await sync.stop();
-        readModel.close();
-      }
-    },
-    LONG,
-  );
-
-  it(
-    'the change log applies it exactly',
-    async () => {
-      const restricted = createPool(await restrictedRoleUrl(db.url));
-      const readModel = await openReadModel(':memory:');
-      const sync = new SyncService({
-        pool: restricted,
-        url: db.url,
-        readModel,
-        status: new ReadModelStatus(),
-      });
-      try {
-        await sync.start();
-        expect(sync.metrics.mode).toBe('change-log');
-        // The change files are read like the stream's, tested above past 30,000 plain rows.
+      } else {
+        // The change files are read like the stream's, tested past 30,000 plain rows.
         await insertSet(pool, 'logged', 1_000);
         await updateSet(pool, 'streamed');
-        expect(await sync.waitForStore(45_000), sync.metrics.lastError ?? '').toBe(true);
-        expect(sync.metrics.lastError).toBeNull();
-        await expectEqual(readModel);
-      } finally {
-        await sync.stop();
-        readModel.close();
-        await restricted.end();
       }
     },
-    LONG,
-  );
+    expectStore: (store) => expect(store.clients!.length).toBeGreaterThan(PLAIN_ROWS),
+  });
 });
