@@ -1,3 +1,8 @@
+/** Where rows go, per table (the staging tables, or a scratch set in tests). */
+export interface RowSink {
+  rowsOf(table: string): BinaryCopyRows;
+}
+
 /**
  * Rows in PostgreSQL's binary COPY format (one header, then per row a field count and each
  * field as its length and bytes, then a trailer). PostgreSQL takes binary values as they
@@ -10,6 +15,8 @@ export class BinaryCopyRows {
   private buffer: Buffer;
   private spare: Buffer | undefined;
   private at = 0;
+  private markedAt = 0;
+  private markedRows = 0;
 
   constructor(initialBytes = 1 << 16) {
     this.buffer = Buffer.allocUnsafeSlow(initialBytes);
@@ -25,6 +32,18 @@ export class BinaryCopyRows {
     this.rows++;
     this.reserve(2);
     this.int16(fields);
+  }
+
+  /** Remembers where the next row starts, for rollback(). */
+  mark(): void {
+    this.markedAt = this.at;
+    this.markedRows = this.rows;
+  }
+
+  /** Drops every row written since mark(). */
+  rollback(): void {
+    this.at = this.markedAt;
+    this.rows = this.markedRows;
   }
 
   null(): void {
@@ -64,9 +83,40 @@ export class BinaryCopyRows {
 
   /** A uuid written as text (`8-4-4-4-12` hex digits, either case). */
   uuid(value: string): void {
-    this.reserve(20);
-    this.int32(16);
-    this.writeUuid(value);
+    this.uuidText(ascii(value), 0);
+  }
+
+  /** A uuid from its 36 characters of text at `from` in `text` (hex digits, either case). */
+  uuidText(text: Uint8Array, from: number): void {
+    this.writeUuid(text, from);
+  }
+
+  /**
+   * A uuid from its text at `from` when that is a lower-case uuid, `8-4-4-4-12` hex digits;
+   * false when it is not (the importer's byte path checks as it writes, then rolls the row
+   * back).
+   */
+  lowerCaseUuid(text: Uint8Array, from: number): boolean {
+    return (
+      (this.writeUuid(text, from) & NOT_LOWER_HEX) === 0 &&
+      text[from + 8] === MINUS &&
+      text[from + 13] === MINUS &&
+      text[from + 18] === MINUS &&
+      text[from + 23] === MINUS
+    );
+  }
+
+  /** Text given as its UTF-8 bytes `bytes[start, end)`. */
+  utf8(bytes: Uint8Array, start: number, end: number): void {
+    const length = end - start;
+    this.reserve(4 + length);
+    this.int32(length);
+    const buffer = this.buffer;
+    let at = this.at;
+    // A short text is copied faster by hand than through a view of it.
+    if (length > 64) buffer.set(bytes.subarray(start, end), at);
+    else for (let i = start; i < end; i++) buffer[at++] = bytes[i]!;
+    this.at += length;
   }
 
   /** Bytes given as hex digits, for a `bytea` column. */
@@ -77,26 +127,37 @@ export class BinaryCopyRows {
     this.at += length;
   }
 
-  /** A calendar date `YYYY-MM-DD`: days since 2000-01-01. */
+  /** A calendar date `YYYY-MM-DD`. */
   date(value: string): void {
-    this.reserve(8);
-    this.int32(4);
-    this.int32(daysSince2000(digits(value, 0, 4), digits(value, 5, 2), digits(value, 8, 2)));
+    this.dateOf(digits(value, 0, 4), digits(value, 5, 2), digits(value, 8, 2));
   }
 
-  /** An instant written in ISO 8601 with a zone: microseconds since 2000-01-01T00:00:00Z. */
+  /** A calendar date given by its parts: days since 2000-01-01. */
+  dateOf(year: number, month: number, day: number): void {
+    this.reserve(8);
+    this.int32(4);
+    this.int32(daysSince2000(year, month, day));
+  }
+
+  /** An instant written in ISO 8601 with a zone. */
   timestamptz(value: string): void {
+    this.timestamptzMillis(
+      CANONICAL_TIMESTAMP.test(value) ? millisOfCanonical(value) : Date.parse(value) - MILLIS_2000,
+    );
+  }
+
+  /** An instant given in whole milliseconds since 2000-01-01T00:00:00Z: as microseconds. */
+  timestamptzMillis(millis: number): void {
     this.reserve(12);
     this.int32(8);
-    const micros = microsSince2000(value);
+    const micros = millis * 1000;
     if (Number.isSafeInteger(micros)) {
       const high = Math.floor(micros / 2 ** 32);
       this.int32(high);
       this.int32(micros - high * 2 ** 32);
     } else {
       // Past about 285 years from 2000 microseconds outgrow a double's exact integers.
-      const millis = BigInt(Date.parse(value)) - BigInt(MILLIS_2000);
-      this.at = this.buffer.writeBigInt64BE(millis * 1000n, this.at);
+      this.at = this.buffer.writeBigInt64BE(BigInt(millis) * 1000n, this.at);
     }
   }
 
@@ -105,21 +166,32 @@ export class BinaryCopyRows {
    * numeric: base-10000 digits with the weight of the first, a sign and the display scale.
    */
   numeric(value: string): void {
-    const negative = value.charCodeAt(0) === MINUS;
-    const dot = value.indexOf('.');
-    const wholeEnd = dot === -1 ? value.length : dot;
-    let first = negative ? 1 : 0;
-    while (first < wholeEnd && value.charCodeAt(first) === ZERO) first++;
-    const fractionDigits = dot === -1 ? 0 : value.length - dot - 1;
+    this.numericText(ascii(value), 0, value.length);
+  }
+
+  /** A decimal given as its text `text[start, end)` (checked: `-?digits(.digits)?`). */
+  numericText(text: Uint8Array, start: number, end: number): void {
+    const negative = text[start] === MINUS;
+    let dot = -1;
+    for (let i = start; i < end; i++) {
+      if (text[i] === DOT) {
+        dot = i;
+        break;
+      }
+    }
+    const wholeEnd = dot === -1 ? end : dot;
+    let first = negative ? start + 1 : start;
+    while (first < wholeEnd && text[first] === ZERO) first++;
+    const fractionDigits = dot === -1 ? 0 : end - dot - 1;
     const groups = groupsFor(Math.ceil((wholeEnd - first) / 4) + Math.ceil(fractionDigits / 4));
     // Four digits a group, aligned on the decimal point: the whole part padded on the left
     // (its first group takes fewer digits), the fraction on the right.
     let count = 0;
     let group = 0;
     let digitsInGroup = (4 - ((wholeEnd - first) % 4)) % 4;
-    for (let i = first; i < value.length; i++) {
+    for (let i = first; i < end; i++) {
       if (i === dot) continue;
-      group = group * 10 + value.charCodeAt(i) - ZERO;
+      group = group * 10 + text[i]! - ZERO;
       if (++digitsInGroup === 4) {
         groups[count++] = group;
         group = 0;
@@ -198,14 +270,21 @@ export class BinaryCopyRows {
     this.at = end;
   }
 
-  private writeUuid(value: string): void {
+  /** Writes a uuid's 16 bytes; returns its HEX_PAIRS values or-ed (NOT_LOWER_HEX: not all lower-case hex). */
+  private writeUuid(text: Uint8Array, from: number): number {
+    this.reserve(20);
+    this.int32(16);
     const buffer = this.buffer;
     let at = this.at;
+    let all = 0;
     for (let b = 0; b < 16; b++) {
-      const i = UUID_BYTE_AT[b]!;
-      buffer[at++] = (HEX[value.charCodeAt(i)]! << 4) | HEX[value.charCodeAt(i + 1)]!;
+      const i = from + UUID_BYTE_AT[b]!;
+      const pair = HEX_PAIRS[(text[i]! << 8) | text[i + 1]!]!;
+      all |= pair;
+      buffer[at++] = pair;
     }
     this.at = at;
+    return all;
   }
 
   /** Writes a 32-bit integer at `at` (plain stores: Buffer's writeInt32BE checks its input). */
@@ -245,11 +324,24 @@ const UUID_OID = 2950;
 const TEXT_OID = 25;
 const NUMERIC_NEGATIVE = 0x4000;
 const MINUS = 45;
+const DOT = 46;
 const ZERO = 48;
 const MILLIS_2000 = Date.UTC(2000, 0, 1);
-const HEX = new Uint8Array(128);
-for (let i = 0; i < 10; i++) HEX[48 + i] = i;
-for (let i = 0; i < 6; i++) HEX[65 + i] = HEX[97 + i] = 10 + i;
+/**
+ * The byte two hex digits stand for, by their char codes (first << 8 | second), with
+ * UPPER_HEX set when either is upper case; 0xffff when either is not a hex digit.
+ */
+const HEX_PAIRS = new Uint16Array(1 << 16).fill(0xffff);
+const UPPER_HEX = 0x100;
+const NOT_LOWER_HEX = 0xff00;
+{
+  const digits: [code: number, value: number, upper: number][] = [];
+  for (let i = 0; i < 10; i++) digits.push([48 + i, i, 0]);
+  for (let i = 0; i < 6; i++) digits.push([97 + i, 10 + i, 0], [65 + i, 10 + i, UPPER_HEX]);
+  for (const [high, h, upperHigh] of digits)
+    for (const [low, l, upperLow] of digits)
+      HEX_PAIRS[(high << 8) | low] = (h << 4) | l | upperHigh | upperLow;
+}
 
 /** Where each byte's two hex digits start in `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`. */
 const UUID_BYTE_AT = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
@@ -282,11 +374,41 @@ function daysSince2000(year: number, month: number, day: number): number {
 // `2026-10-01T08:15:00.000Z`, the form the schemas normalize every timestamp to.
 const CANONICAL_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-function microsSince2000(value: string): number {
-  if (!CANONICAL_TIMESTAMP.test(value)) return (Date.parse(value) - MILLIS_2000) * 1000;
-  const days = daysSince2000(digits(value, 0, 4), digits(value, 5, 2), digits(value, 8, 2));
-  const millis =
-    ((digits(value, 11, 2) * 60 + digits(value, 14, 2)) * 60 + digits(value, 17, 2)) * 1000 +
-    digits(value, 20, 3);
-  return (days * 86_400_000 + millis) * 1000;
+function millisOfCanonical(value: string): number {
+  return millisSince2000(
+    digits(value, 0, 4),
+    digits(value, 5, 2),
+    digits(value, 8, 2),
+    digits(value, 11, 2),
+    digits(value, 14, 2),
+    digits(value, 17, 2),
+    digits(value, 20, 3),
+  );
+}
+
+/** Milliseconds from 2000-01-01T00:00:00Z to an instant given by its UTC parts. */
+export function millisSince2000(
+  year: number,
+  month: number,
+  day: number,
+  hours: number,
+  minutes: number,
+  seconds: number,
+  millis: number,
+): number {
+  return (
+    daysSince2000(year, month, day) * 86_400_000 +
+    ((hours * 60 + minutes) * 60 + seconds) * 1000 +
+    millis
+  );
+}
+
+/** Room for the characters of a uuid, date or decimal given as a string. */
+let scratchText = new Uint8Array(64);
+
+/** The char codes of a checked ASCII text (a uuid, a decimal) as bytes, in a scratch array. */
+function ascii(value: string): Uint8Array {
+  if (value.length > scratchText.length) scratchText = new Uint8Array(value.length * 2);
+  for (let i = 0; i < value.length; i++) scratchText[i] = value.charCodeAt(i);
+  return scratchText;
 }
