@@ -4,7 +4,7 @@ import { allCurrencyScales } from '../money/currencies.ts';
 import { IMPORT_CHECKS, UNIQUENESS_CHECKS, type ImportCheck } from './import-checks.ts';
 import { insertStaged } from './import-insert.ts';
 import { STAGED_COLUMNS, stageRecord, TOKENS } from './import-rows.ts';
-import type { SnapshotLine } from './read-snapshot.ts';
+import { parseLine, type SnapshotLine } from './read-snapshot.ts';
 import {
   RECORD_TYPES,
   SNAPSHOT_VERSION,
@@ -147,8 +147,9 @@ async function loadRecords(
   let target: { staging: Staging; exists: boolean } | undefined;
   let count = 0;
   for await (const batch of batches) {
-    for (const item of batch) {
+    for (const line of batch) {
       if (++count % 100_000 === 0) options.onProgress?.(count);
+      const item = line.kind === 'bytes' ? parseLine(line) : line;
       if (item.kind === 'malformed') {
         issues.add({
           entity: 'snapshot',
