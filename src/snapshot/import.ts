@@ -4,6 +4,8 @@ import { allCurrencyScales } from '../money/currencies.ts';
 import { IMPORT_CHECKS, UNIQUENESS_CHECKS, type ImportCheck } from './import-checks.ts';
 import { insertStaged } from './import-insert.ts';
 import { STAGED_COLUMNS, stageRecord, TOKENS } from './import-rows.ts';
+import { BinaryCopyRows, type RowSink } from './copy-binary.ts';
+import { PlainLines } from './plain-lines.ts';
 import { parseLine, type SnapshotLine } from './read-snapshot.ts';
 import {
   RECORD_TYPES,
@@ -145,11 +147,28 @@ async function loadRecords(
   const now = new Date().toISOString();
   let workspace: WorkspaceRecord | undefined;
   let target: { staging: Staging; exists: boolean } | undefined;
+  let plain: PlainLines | undefined;
+  // Where the byte path checks records once nothing more will be staged.
+  const scratch = new ScratchRows();
   let count = 0;
   for await (const batch of batches) {
     for (const line of batch) {
       if (++count % 100_000 === 0) options.onProgress?.(count);
-      const item = line.kind === 'bytes' ? parseLine(line) : line;
+      let item = line;
+      if (item.kind === 'bytes') {
+        // A record in the exact plain form is staged from its bytes (plain-lines.ts); any
+        // other is parsed and goes to the object fast path or the schema.
+        if (plain) {
+          const keep = target !== undefined && issues.total === 0;
+          if (
+            plain.stage(keep ? target!.staging : scratch, item.bytes, item.start, item.end, keep)
+          ) {
+            if (keep && target!.staging.full) await target!.staging.send();
+            continue;
+          }
+        }
+        item = parseLine(item);
+      }
       if (item.kind === 'malformed') {
         issues.add({
           entity: 'snapshot',
@@ -188,6 +207,7 @@ async function loadRecords(
           continue;
         }
         workspace = parsed.data;
+        plain = new PlainLines(workspace.id, now);
         if (issues.total === 0) target = await openTarget(client, workspace, options, issues);
         continue;
       }
@@ -320,6 +340,20 @@ class PhaseClock {
     const now = performance.now();
     this.phases[phase] += now - this.last;
     this.last = now;
+  }
+}
+
+/** Rows written only to be dropped: each table's buffer is rolled back after every record. */
+class ScratchRows implements RowSink {
+  private readonly tables = new Map<string, BinaryCopyRows>();
+
+  rowsOf(table: string): BinaryCopyRows {
+    let rows = this.tables.get(table);
+    if (!rows) {
+      rows = new BinaryCopyRows();
+      this.tables.set(table, rows);
+    }
+    return rows;
   }
 }
 
