@@ -83,26 +83,22 @@ export class BinaryCopyRows {
 
   /** A uuid written as text (`8-4-4-4-12` hex digits, either case). */
   uuid(value: string): void {
-    this.uuidText(ascii(value), 0);
-  }
-
-  /** A uuid from its 36 characters of text at `from` in `text` (hex digits, either case). */
-  uuidText(text: Uint8Array, from: number): void {
-    this.writeUuid(text, from);
+    ascii(value);
+    this.writeUuid(scratchView, 0);
   }
 
   /**
-   * A uuid from its text at `from` when that is a lower-case uuid, `8-4-4-4-12` hex digits;
-   * false when it is not (the importer's byte path checks as it writes, then rolls the row
-   * back).
+   * A uuid from its text at byte `at` of `text` when that is a lower-case uuid,
+   * `8-4-4-4-12` hex digits; false when it is not (the importer's byte path checks as it
+   * writes, then rolls the row back).
    */
-  lowerCaseUuid(text: Uint8Array, from: number): boolean {
+  lowerCaseUuid(text: DataView, at: number): boolean {
     return (
-      (this.writeUuid(text, from) & NOT_LOWER_HEX) === 0 &&
-      text[from + 8] === MINUS &&
-      text[from + 13] === MINUS &&
-      text[from + 18] === MINUS &&
-      text[from + 23] === MINUS
+      this.writeUuid(text, at) === 0 &&
+      text.getUint8(at + 8) === MINUS &&
+      text.getUint8(at + 13) === MINUS &&
+      text.getUint8(at + 18) === MINUS &&
+      text.getUint8(at + 23) === MINUS
     );
   }
 
@@ -172,25 +168,29 @@ export class BinaryCopyRows {
   /** A decimal given as its text `text[start, end)` (checked: `-?digits(.digits)?`). */
   numericText(text: Uint8Array, start: number, end: number): void {
     const negative = text[start] === MINUS;
-    let dot = -1;
-    for (let i = start; i < end; i++) {
-      if (text[i] === DOT) {
-        dot = i;
-        break;
-      }
-    }
-    const wholeEnd = dot === -1 ? end : dot;
     let first = negative ? start + 1 : start;
+    let wholeEnd = first;
+    while (wholeEnd < end && text[wholeEnd] !== DOT) wholeEnd++;
     while (first < wholeEnd && text[first] === ZERO) first++;
-    const fractionDigits = dot === -1 ? 0 : end - dot - 1;
-    const groups = groupsFor(Math.ceil((wholeEnd - first) / 4) + Math.ceil(fractionDigits / 4));
+    const fractionDigits = wholeEnd < end ? end - wholeEnd - 1 : 0;
+    const wholeDigits = wholeEnd - first;
+    const wholeGroups = (wholeDigits + 3) >> 2;
+    const groups = groupsFor(wholeGroups + ((fractionDigits + 3) >> 2));
     // Four digits a group, aligned on the decimal point: the whole part padded on the left
     // (its first group takes fewer digits), the fraction on the right.
     let count = 0;
     let group = 0;
-    let digitsInGroup = (4 - ((wholeEnd - first) % 4)) % 4;
-    for (let i = first; i < end; i++) {
-      if (i === dot) continue;
+    let left = wholeDigits - 4 * (wholeGroups - 1);
+    for (let i = first; i < wholeEnd; i++) {
+      group = group * 10 + text[i]! - ZERO;
+      if (--left === 0) {
+        groups[count++] = group;
+        group = 0;
+        left = 4;
+      }
+    }
+    let digitsInGroup = 0;
+    for (let i = wholeEnd + 1; i < end; i++) {
       group = group * 10 + text[i]! - ZERO;
       if (++digitsInGroup === 4) {
         groups[count++] = group;
@@ -198,20 +198,32 @@ export class BinaryCopyRows {
         digitsInGroup = 0;
       }
     }
-    if (digitsInGroup > 0) groups[count++] = group * 10 ** (4 - digitsInGroup);
-    const wholeGroups = Math.ceil((wholeEnd - first) / 4);
+    if (digitsInGroup > 0) groups[count++] = group * POWERS_OF_10[4 - digitsInGroup]!;
     // Leading and trailing zero groups are left out; the weight counts from the first kept.
     let from = 0;
     let to = count;
     while (from < to && groups[from] === 0) from++;
     while (to > from && groups[to - 1] === 0) to--;
-    this.reserve(12 + (to - from) * 2);
-    this.int32(8 + (to - from) * 2);
-    this.int16(to - from);
-    this.int16(to === from ? 0 : wholeGroups - 1 - from);
-    this.int16(negative && to > from ? NUMERIC_NEGATIVE : 0);
-    this.int16(fractionDigits);
-    for (let g = from; g < to; g++) this.int16(groups[g]!);
+    const kept = to - from;
+    this.reserve(12 + kept * 2);
+    this.int32(8 + kept * 2);
+    const buffer = this.buffer;
+    let at = this.at;
+    const weight = kept === 0 ? 0 : wholeGroups - 1 - from;
+    const sign = negative && kept > 0 ? NUMERIC_NEGATIVE : 0;
+    buffer[at++] = kept >>> 8;
+    buffer[at++] = kept;
+    buffer[at++] = weight >>> 8;
+    buffer[at++] = weight;
+    buffer[at++] = sign >>> 8;
+    buffer[at++] = sign;
+    buffer[at++] = fractionDigits >>> 8;
+    buffer[at++] = fractionDigits;
+    for (let g = from; g < to; g++) {
+      buffer[at++] = groups[g]! >>> 8;
+      buffer[at++] = groups[g]!;
+    }
+    this.at = at;
   }
 
   uuidArray(values: readonly string[]): void {
@@ -220,6 +232,23 @@ export class BinaryCopyRows {
 
   textArray(values: readonly string[]): void {
     this.array(TEXT_OID, values, (v) => this.text(v));
+  }
+
+  /** A field encoded before by encodeField(), written as it is. */
+  encoded(field: Uint8Array): void {
+    this.reserve(field.length);
+    const buffer = this.buffer;
+    let at = this.at;
+    for (let i = 0; i < field.length; i++) buffer[at++] = field[i]!;
+    this.at = at;
+  }
+
+  /** One field (its length and bytes) as `write` encodes it, for encoded(). */
+  static encodeField(write: (rows: BinaryCopyRows) => void): Uint8Array {
+    const rows = new BinaryCopyRows(64);
+    const start = rows.at;
+    write(rows);
+    return new Uint8Array(rows.buffer.subarray(start, rows.at));
   }
 
   /** The rows so far as one complete COPY stream; the buffer starts over, empty. */
@@ -270,21 +299,31 @@ export class BinaryCopyRows {
     this.at = end;
   }
 
-  /** Writes a uuid's 16 bytes; returns its HEX_PAIRS values or-ed (NOT_LOWER_HEX: not all lower-case hex). */
-  private writeUuid(text: Uint8Array, from: number): number {
+  /**
+   * Writes the 16 bytes of the uuid whose text starts at `at`, its hex digits taken four at
+   * a time (hex digit pairs looked up in a table cost twice as much); 0 when every digit is
+   * 0-9 or a-f.
+   */
+  private writeUuid(text: DataView, at: number): number {
     this.reserve(20);
     this.int32(16);
     const buffer = this.buffer;
-    let at = this.at;
-    let all = 0;
-    for (let b = 0; b < 16; b++) {
-      const i = from + UUID_BYTE_AT[b]!;
-      const pair = HEX_PAIRS[(text[i]! << 8) | text[i + 1]!]!;
-      all |= pair;
-      buffer[at++] = pair;
+    let out = this.at;
+    let notLowerHex = 0;
+    for (let k = 0; k < 8; k++) {
+      // Four characters, the first in the low byte. Each byte's top bit after these sums
+      // tells whether it is at least '0' (0x30), above '9', at least 'a', above 'f'.
+      const w = text.getInt32(at + UUID_WORD_AT[k]!, true);
+      const digit = (w + 0x50505050) & ~(w + 0x46464646);
+      const letter = (w + 0x1f1f1f1f) & ~(w + 0x19191919);
+      notLowerHex |= (w & HIGH_BITS) | (((digit | letter) & HIGH_BITS) ^ HIGH_BITS);
+      // A digit's value is its low four bits, a letter's (either case, bit 6 set) nine more.
+      const v = (w & 0x0f0f0f0f) + 9 * ((w >>> 6) & 0x01010101);
+      buffer[out++] = ((v & 0xff) << 4) | ((v >>> 8) & 0xff);
+      buffer[out++] = (((v >>> 16) & 0xff) << 4) | (v >>> 24);
     }
-    this.at = at;
-    return all;
+    this.at = out;
+    return notLowerHex;
   }
 
   /** Writes a 32-bit integer at `at` (plain stores: Buffer's writeInt32BE checks its input). */
@@ -323,28 +362,14 @@ const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 const UUID_OID = 2950;
 const TEXT_OID = 25;
 const NUMERIC_NEGATIVE = 0x4000;
+const POWERS_OF_10 = [1, 10, 100, 1000];
 const MINUS = 45;
 const DOT = 46;
 const ZERO = 48;
 const MILLIS_2000 = Date.UTC(2000, 0, 1);
-/**
- * The byte two hex digits stand for, by their char codes (first << 8 | second), with
- * UPPER_HEX set when either is upper case; 0xffff when either is not a hex digit.
- */
-const HEX_PAIRS = new Uint16Array(1 << 16).fill(0xffff);
-const UPPER_HEX = 0x100;
-const NOT_LOWER_HEX = 0xff00;
-{
-  const digits: [code: number, value: number, upper: number][] = [];
-  for (let i = 0; i < 10; i++) digits.push([48 + i, i, 0]);
-  for (let i = 0; i < 6; i++) digits.push([97 + i, 10 + i, 0], [65 + i, 10 + i, UPPER_HEX]);
-  for (const [high, h, upperHigh] of digits)
-    for (const [low, l, upperLow] of digits)
-      HEX_PAIRS[(high << 8) | low] = (h << 4) | l | upperHigh | upperLow;
-}
-
-/** Where each byte's two hex digits start in `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`. */
-const UUID_BYTE_AT = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
+const HIGH_BITS = 0x80808080 | 0;
+/** Where each four hex digits start in `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`. */
+const UUID_WORD_AT = [0, 4, 9, 14, 19, 24, 28, 32];
 
 /** Room for the base-10000 groups of one numeric (a checked decimal has at most 7). */
 let scratchGroups = new Uint16Array(16);
@@ -405,10 +430,14 @@ export function millisSince2000(
 
 /** Room for the characters of a uuid, date or decimal given as a string. */
 let scratchText = new Uint8Array(64);
+let scratchView = new DataView(scratchText.buffer);
 
 /** The char codes of a checked ASCII text (a uuid, a decimal) as bytes, in a scratch array. */
 function ascii(value: string): Uint8Array {
-  if (value.length > scratchText.length) scratchText = new Uint8Array(value.length * 2);
+  if (value.length > scratchText.length) {
+    scratchText = new Uint8Array(value.length * 2);
+    scratchView = new DataView(scratchText.buffer);
+  }
   for (let i = 0; i < value.length; i++) scratchText[i] = value.charCodeAt(i);
   return scratchText;
 }

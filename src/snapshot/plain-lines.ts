@@ -1,6 +1,6 @@
 import { currencyScale } from '../money/currencies.ts';
 import { BILL_LINE_KINDS, INVOICE_LINE_KINDS } from '../value-sets.ts';
-import { millisSince2000, type BinaryCopyRows, type RowSink } from './copy-binary.ts';
+import { BinaryCopyRows, millisSince2000, type RowSink } from './copy-binary.ts';
 import { stageRecord } from './import-rows.ts';
 import { RECORD_TYPES } from './records.ts';
 import { TABLES, type TableName } from './tables.ts';
@@ -28,9 +28,13 @@ import { TABLES, type TableName } from './tables.ts';
  * before, with the rules that tie the lines to it (an amount in the parent's currency).
  */
 export class PlainLines {
+  /** The workspace id and the import time, encoded once. */
   private readonly workspace: Uint8Array;
-  private readonly now: number;
+  private readonly now: Uint8Array;
   private src: Buffer = EMPTY;
+  /** `src` read four bytes at a time, to match keys; `src` starts at `offset` in it. */
+  private view: DataView<ArrayBufferLike> = new DataView(EMPTY.buffer);
+  private offset = 0;
   private p = 0;
   private end = 0;
   /** Per step of the row being scanned: what the record-level checks need (Step.op). */
@@ -50,8 +54,8 @@ export class PlainLines {
     private readonly workspaceId: string,
     private readonly nowText: string,
   ) {
-    this.workspace = Buffer.from(workspaceId, 'latin1');
-    this.now = Date.parse(nowText) - MILLIS_2000;
+    this.workspace = BinaryCopyRows.encodeField((rows) => rows.uuid(workspaceId));
+    this.now = BinaryCopyRows.encodeField((rows) => rows.timestamptz(nowText));
   }
 
   /**
@@ -61,6 +65,8 @@ export class PlainLines {
    */
   stage(sink: RowSink, bytes: Buffer, start: number, end: number, keep = true): boolean {
     this.src = bytes;
+    if (bytes.buffer !== this.view.buffer) this.view = new DataView(bytes.buffer);
+    this.offset = bytes.byteOffset;
     this.p = start;
     this.end = end;
     if (!this.literal(TYPE_PREFIX)) return false;
@@ -74,7 +80,7 @@ export class PlainLines {
     const rows = sink.rowsOf(TIME_ENTRY.table);
     rows.mark();
     const plain =
-      this.row(rows, TIME_ENTRY, this.workspace, 0, 0) &&
+      this.row(rows, TIME_ENTRY, NO_PARENT, 0) &&
       this.p === this.end - 1 &&
       this.src[this.p] === CLOSE_BRACE;
     if (!plain || !keep) rows.rollback();
@@ -121,10 +127,13 @@ export class PlainLines {
       this.p++;
       const key = this.p + 1;
       if (!this.skipKey()) return false;
-      if (this.p - key === LINES.length + 2 && this.literalAt(key, LINES)) {
+      if (this.p - key === LINES.bytes.length + 2 && this.literalAt(key, LINES)) {
         if (open !== -1 || src[this.p] !== OPEN_BRACKET) return false;
         open = this.p;
-        if (!this.lines(sink.rowsOf(template.table), template, idAt)) return false;
+        const view = this.view;
+        const at = this.offset + idAt;
+        const parent = BinaryCopyRows.encodeField((rows) => rows.lowerCaseUuid(view, at));
+        if (!this.lines(sink.rowsOf(template.table), template, parent)) return false;
         close = this.p - 1;
       } else if (!this.skipValue()) {
         return false;
@@ -152,7 +161,7 @@ export class PlainLines {
   }
 
   /** The elements of a lines array, each a row of `template`; at `[`, past `]` after. */
-  private lines(rows: BinaryCopyRows, template: Template, parentAt: number): boolean {
+  private lines(rows: BinaryCopyRows, template: Template, parent: Uint8Array): boolean {
     const src = this.src;
     this.p++;
     if (src[this.p] === CLOSE_BRACKET) {
@@ -162,7 +171,7 @@ export class PlainLines {
     for (let position = 0; ; position++) {
       if (src[this.p] !== OPEN_BRACE) return false;
       this.p++;
-      if (!this.row(rows, template, src, parentAt, position)) return false;
+      if (!this.row(rows, template, parent, position)) return false;
       if (src[this.p] !== CLOSE_BRACE) return false;
       const decimals = this.seen[template.amountAt]!;
       if (decimals > this.amountDecimals) this.amountDecimals = decimals;
@@ -181,7 +190,6 @@ export class PlainLines {
     rows: BinaryCopyRows,
     template: Template,
     parent: Uint8Array,
-    parentAt: number,
     position: number,
   ): boolean {
     const { steps } = template;
@@ -192,8 +200,8 @@ export class PlainLines {
       const step = steps[i]!;
       const op = step.op;
       if (op >= WORKSPACE) {
-        if (op === WORKSPACE) rows.uuidText(this.workspace, 0);
-        else if (op === PARENT) rows.uuidText(parent, parentAt);
+        if (op === WORKSPACE) rows.encoded(this.workspace);
+        else if (op === PARENT) rows.encoded(parent);
         else rows.int4(position);
         continue;
       }
@@ -219,10 +227,11 @@ export class PlainLines {
         rows.bool(false);
         return 0;
       case CREATED_AT:
-        rows.timestamptzMillis(this.now);
+        rows.encoded(this.now);
         return Number.NaN;
       case UPDATED_AT:
-        rows.timestamptzMillis(Number.isNaN(this.createdAt) ? this.now : this.createdAt);
+        if (Number.isNaN(this.createdAt)) rows.encoded(this.now);
+        else rows.timestamptzMillis(this.createdAt);
         return Number.NaN;
       default:
         rows.null();
@@ -274,7 +283,7 @@ export class PlainLines {
     const src = this.src;
     const p = this.p;
     if (p + 38 > this.end || src[p] !== QUOTE || src[p + 37] !== QUOTE) return false;
-    if (!rows.lowerCaseUuid(src, p + 1)) return false;
+    if (!rows.lowerCaseUuid(this.view, this.offset + p + 1)) return false;
     this.p = p + 38;
     return true;
   }
@@ -468,15 +477,16 @@ export class PlainLines {
   }
 
   /** One of `values` in quotes, written as text; its index. */
-  private oneOf(rows: BinaryCopyRows, values: readonly Uint8Array[]): number {
+  private oneOf(rows: BinaryCopyRows, values: readonly Literal[]): number {
     const src = this.src;
     const from = this.p + 1;
     if (src[this.p] !== QUOTE) return FAIL;
     for (let v = 0; v < values.length; v++) {
       const value = values[v]!;
-      if (src[from + value.length] === QUOTE && this.literalAt(from, value)) {
-        rows.utf8(src, from, from + value.length);
-        this.p = from + value.length + 1;
+      const length = value.bytes.length;
+      if (src[from + length] === QUOTE && this.literalAt(from, value)) {
+        rows.utf8(src, from, from + length);
+        this.p = from + length + 1;
         return v;
       }
     }
@@ -522,16 +532,23 @@ export class PlainLines {
     return true;
   }
 
-  private literal(bytes: Uint8Array): boolean {
-    if (!this.literalAt(this.p, bytes)) return false;
-    this.p += bytes.length;
+  private literal(literal: Literal): boolean {
+    if (!this.literalAt(this.p, literal)) return false;
+    this.p += literal.bytes.length;
     return true;
   }
 
-  private literalAt(at: number, bytes: Uint8Array): boolean {
-    const src = this.src;
+  /** Whether `literal` is at `at`: four bytes at a time, the rest one by one. */
+  private literalAt(at: number, literal: Literal): boolean {
+    const { bytes, words } = literal;
     if (at + bytes.length > this.end) return false;
-    for (let i = 0; i < bytes.length; i++) if (src[at + i] !== bytes[i]) return false;
+    const view = this.view;
+    const offset = this.offset + at;
+    for (let w = 0; w < words.length; w++)
+      if (view.getInt32(offset + 4 * w, true) !== words[w]) return false;
+    const src = this.src;
+    for (let i = words.length * 4; i < bytes.length; i++)
+      if (src[at + i] !== bytes[i]) return false;
     return true;
   }
 }
@@ -543,8 +560,8 @@ const FAIL = Number.NEGATIVE_INFINITY;
 const INT4_MAX = 2_147_483_647;
 /** Text is at most 10,000 UTF-16 code units: 10,000 UTF-8 bytes are never more. */
 const MAX_TEXT_BYTES = 10_000;
-const MILLIS_2000 = Date.UTC(2000, 0, 1);
 const EMPTY = Buffer.alloc(0);
+const NO_PARENT = new Uint8Array(0);
 
 const QUOTE = 0x22;
 const COMMA = 0x2c;
@@ -562,16 +579,29 @@ const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 const SPACE = 0x20;
 
-const latin1 = (text: string) => Buffer.from(text, 'latin1');
-const TYPE_PREFIX = latin1('{"type":"');
-const TIME_ENTRY_TYPE = latin1('timeEntry",');
-const INVOICE_TYPE = latin1('invoice",');
-const BILL_TYPE = latin1('bill",');
-const ID_KEY = latin1('"id":');
-const LINES = latin1('lines');
-const NULL = latin1('null');
-const TRUE = latin1('true');
-const FALSE = latin1('false');
+/** ASCII text to match in a line: its bytes, and its first bytes as little-endian int32s. */
+interface Literal {
+  bytes: Uint8Array;
+  words: Int32Array;
+}
+
+function literalOf(text: string): Literal {
+  const bytes = Buffer.from(text, 'latin1');
+  const words = new Int32Array(bytes.length >> 2);
+  for (let w = 0; w < words.length; w++) words[w] = bytes.readInt32LE(4 * w);
+  return { bytes, words };
+}
+
+const NO_KEY = literalOf('');
+const TYPE_PREFIX = literalOf('{"type":"');
+const TIME_ENTRY_TYPE = literalOf('timeEntry",');
+const INVOICE_TYPE = literalOf('invoice",');
+const BILL_TYPE = literalOf('bill",');
+const ID_KEY = literalOf('"id":');
+const LINES = literalOf('lines');
+const NULL = literalOf('null');
+const TRUE = literalOf('true');
+const FALSE = literalOf('false');
 
 /** What Step.op a step takes: the rule of a field present, and what it writes when absent. */
 const UUID = 0;
@@ -600,11 +630,11 @@ const POSITION = 22;
 interface Step {
   op: number;
   /** `"field":`, after a comma but for the first field. */
-  key: Uint8Array;
+  key: Literal;
   /** Absent is an error (to the schema); otherwise absent takes the op's default. */
   required: boolean;
   nullable: boolean;
-  values: readonly Uint8Array[];
+  values: readonly Literal[];
 }
 
 interface Rule {
@@ -652,20 +682,20 @@ function template(
           : column.column === 'position'
             ? POSITION
             : PARENT;
-      return { op, key: EMPTY, required: false, nullable: false, values: [] };
+      return { op, key: NO_KEY, required: false, nullable: false, values: [] };
     }
     const rule = rules[field];
     if (!rule) throw new Error(`${table}.${field} has no rule`);
     if (fields.length === 0 && rule.required !== true)
       throw new Error(`${table}: the first field must be required`);
-    const key = Buffer.from(`${fields.length === 0 ? '' : ','}"${field}":`, 'latin1');
+    const key = literalOf(`${fields.length === 0 ? '' : ','}"${field}":`);
     fields.push(field);
     return {
       op: rule.op,
       key,
       required: rule.required === true,
       nullable: rule.nullable === true,
-      values: (rule.values ?? []).map((v) => Buffer.from(v, 'latin1')),
+      values: (rule.values ?? []).map(literalOf),
     };
   });
   if (steps.length > 32) throw new Error(`${table} has more columns than PlainLines.seen`);
