@@ -82,7 +82,8 @@ function cli(label: string, args: string[], databaseUrl: string): Run {
 async function readOnly(): Promise<number> {
   const started = performance.now();
   let records = 0;
-  for await (const batch of readSnapshot(file)) records += batch.length;
+  for await (const batch of readSnapshot(file))
+    for (const item of batch) records += item.kind === 'bytes' ? item.count : 1;
   if (records === 0) throw new Error('empty file');
   return (performance.now() - started) / 1000;
 }

@@ -6,7 +6,7 @@ import { insertStaged } from './import-insert.ts';
 import { STAGED_COLUMNS, stageRecord, TOKENS } from './import-rows.ts';
 import { BinaryCopyRows, type RowSink } from './copy-binary.ts';
 import { PlainLines } from './plain-lines.ts';
-import { parseLine, type SnapshotLine } from './read-snapshot.ts';
+import { parseLine, type ParsedLine, type SnapshotLine } from './read-snapshot.ts';
 import {
   RECORD_TYPES,
   SNAPSHOT_VERSION,
@@ -151,96 +151,106 @@ async function loadRecords(
   // Where the byte path checks records once nothing more will be staged.
   const scratch = new ScratchRows();
   let count = 0;
+  const counted = () => {
+    if (++count % 100_000 === 0) options.onProgress?.(count);
+  };
+  /** A record parsed: checked by the object fast path or its schema, staged when good. */
+  const take = async (item: ParsedLine): Promise<void> => {
+    if (item.kind === 'malformed') {
+      issues.add({
+        entity: 'snapshot',
+        id: null,
+        field: '',
+        message: item.message,
+        line: item.line,
+      });
+      return;
+    }
+    const id = typeof item.data.id === 'string' ? item.data.id : null;
+    if (item.type === 'workspace') {
+      if (workspace || count > 1) {
+        issues.add({
+          entity: 'workspace',
+          id,
+          field: 'type',
+          message: 'must be the first record, and the only workspace',
+          line: item.line,
+        });
+        return;
+      }
+      const { version, ...fields } = item.data;
+      if (version !== SNAPSHOT_VERSION) {
+        issues.add({
+          entity: 'snapshot',
+          id: null,
+          field: 'version',
+          message: `must be ${SNAPSHOT_VERSION}`,
+          line: item.line,
+        });
+      }
+      const parsed = workspaceRecord.strict().safeParse(fields);
+      if (!parsed.success) {
+        issues.addZod('workspace', id, parsed.error, item.line);
+        return;
+      }
+      workspace = parsed.data;
+      plain = new PlainLines(workspace.id, now);
+      if (issues.total === 0) target = await openTarget(client, workspace, options, issues);
+      return;
+    }
+    if (count === 1) {
+      issues.add({
+        entity: 'snapshot',
+        id: null,
+        field: 'type',
+        message: 'the first record must be the workspace',
+        line: item.line,
+      });
+    }
+    if (!(item.type in RECORD_TYPES)) {
+      issues.add({
+        entity: item.type,
+        id,
+        field: 'type',
+        message: 'is not a known record type',
+        line: item.line,
+      });
+      return;
+    }
+    const type = item.type as RecordType;
+    const parsed = parseRecord(type, item.data);
+    if (!parsed.success) {
+      issues.addZod(type, id, parsed.error, item.line);
+      return;
+    }
+    if (!target || issues.total > 0) return;
+    stageRecord(target.staging, type, parsed.data, workspace!.id, now, (message, field) =>
+      issues.add({ entity: type, id, field, message, line: item.line }),
+    );
+    if (target.staging.full) await target.staging.send();
+  };
   for await (const batch of batches) {
-    for (const line of batch) {
-      if (++count % 100_000 === 0) options.onProgress?.(count);
-      let item = line;
-      if (item.kind === 'bytes') {
+    for (const item of batch) {
+      if (item.kind !== 'bytes') {
+        counted();
+        await take(item);
+        continue;
+      }
+      const { bytes, starts, ends } = item;
+      for (let i = 0; i < item.count; i++) {
+        counted();
         // A record in the exact plain form is staged from its bytes (plain-lines.ts); any
         // other is parsed and goes to the object fast path or the schema.
         if (plain) {
           const keep = target !== undefined && issues.total === 0;
-          if (
-            plain.stage(keep ? target!.staging : scratch, item.bytes, item.start, item.end, keep)
-          ) {
+          const sink = keep ? target!.staging : scratch;
+          if (plain.stage(sink, bytes, starts[i]!, ends[i]!, keep)) {
             if (keep && target!.staging.full) await target!.staging.send();
             continue;
           }
         }
-        item = parseLine(item);
+        await take(parseLine(item, i));
       }
-      if (item.kind === 'malformed') {
-        issues.add({
-          entity: 'snapshot',
-          id: null,
-          field: '',
-          message: item.message,
-          line: item.line,
-        });
-        continue;
-      }
-      const id = typeof item.data.id === 'string' ? item.data.id : null;
-      if (item.type === 'workspace') {
-        if (workspace || count > 1) {
-          issues.add({
-            entity: 'workspace',
-            id,
-            field: 'type',
-            message: 'must be the first record, and the only workspace',
-            line: item.line,
-          });
-          continue;
-        }
-        const { version, ...fields } = item.data;
-        if (version !== SNAPSHOT_VERSION) {
-          issues.add({
-            entity: 'snapshot',
-            id: null,
-            field: 'version',
-            message: `must be ${SNAPSHOT_VERSION}`,
-            line: item.line,
-          });
-        }
-        const parsed = workspaceRecord.strict().safeParse(fields);
-        if (!parsed.success) {
-          issues.addZod('workspace', id, parsed.error, item.line);
-          continue;
-        }
-        workspace = parsed.data;
-        plain = new PlainLines(workspace.id, now);
-        if (issues.total === 0) target = await openTarget(client, workspace, options, issues);
-        continue;
-      }
-      if (count === 1) {
-        issues.add({
-          entity: 'snapshot',
-          id: null,
-          field: 'type',
-          message: 'the first record must be the workspace',
-          line: item.line,
-        });
-      }
-      if (!(item.type in RECORD_TYPES)) {
-        issues.add({
-          entity: item.type,
-          id,
-          field: 'type',
-          message: 'is not a known record type',
-          line: item.line,
-        });
-        continue;
-      }
-      const type = item.type as RecordType;
-      const parsed = parseRecord(type, item.data);
-      if (!parsed.success) {
-        issues.addZod(type, id, parsed.error, item.line);
-        continue;
-      }
-      if (!target || issues.total > 0) continue;
-      stageRecord(target.staging, type, parsed.data, workspace!.id, now, (message, field) =>
-        issues.add({ entity: type, id, field, message, line: item.line }),
-      );
-      if (target.staging.full) await target.staging.send();
     }
   }
   if (!workspace && issues.total === 0) {

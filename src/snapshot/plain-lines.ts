@@ -399,17 +399,14 @@ export class PlainLines {
     const from = this.p + 1;
     let p = from;
     for (;;) {
+      while (p < end && PLAIN_TEXT[src[p]!] === 1) p++;
       if (p >= end) return FAIL;
       const c = src[p]!;
       if (c === QUOTE) break;
-      if (c < 0x80) {
-        if (c < SPACE) return FAIL;
-        if (c === BACKSLASH) return this.escapedText(rows, from);
-        p++;
-      } else {
-        p = utf8After(src, p, end);
-        if (p === FAIL) return FAIL;
-      }
+      if (c === BACKSLASH) return this.escapedText(rows, from);
+      if (c < 0x80) return FAIL;
+      p = utf8After(src, p, end);
+      if (p === FAIL) return FAIL;
     }
     if (p - from > MAX_TEXT_BYTES) return FAIL;
     if (p === from) rows.null();
@@ -778,6 +775,12 @@ UUID_CLASS[HYPHEN] = 2;
 const UUID_PATTERN = Uint8Array.from('xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx', (c) =>
   c === '-' ? 2 : 1,
 );
+
+/** 1 for the bytes that stand for themselves in a JSON string: ASCII but controls, quote, backslash. */
+const PLAIN_TEXT = new Uint8Array(256);
+PLAIN_TEXT.fill(1, SPACE, 0x80);
+PLAIN_TEXT[QUOTE] = 0;
+PLAIN_TEXT[BACKSLASH] = 0;
 
 /** The byte a one-character escape `\x` stands for, by x; 0 for none. */
 const UNESCAPED = new Uint8Array(256);
