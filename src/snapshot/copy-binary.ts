@@ -1,3 +1,8 @@
+/** Where rows go, per table (the staging tables, or a scratch set in tests). */
+export interface RowSink {
+  rowsOf(table: string): BinaryCopyRows;
+}
+
 /**
  * Rows in PostgreSQL's binary COPY format (one header, then per row a field count and each
  * field as its length and bytes, then a trailer). PostgreSQL takes binary values as they
@@ -10,6 +15,8 @@ export class BinaryCopyRows {
   private buffer: Buffer;
   private spare: Buffer | undefined;
   private at = 0;
+  private markedAt = 0;
+  private markedRows = 0;
 
   constructor(initialBytes = 1 << 16) {
     this.buffer = Buffer.allocUnsafeSlow(initialBytes);
@@ -25,6 +32,18 @@ export class BinaryCopyRows {
     this.rows++;
     this.reserve(2);
     this.int16(fields);
+  }
+
+  /** Remembers where the next row starts, for rollback(). */
+  mark(): void {
+    this.markedAt = this.at;
+    this.markedRows = this.rows;
+  }
+
+  /** Drops every row written since mark(). */
+  rollback(): void {
+    this.at = this.markedAt;
+    this.rows = this.markedRows;
   }
 
   null(): void {
@@ -64,9 +83,36 @@ export class BinaryCopyRows {
 
   /** A uuid written as text (`8-4-4-4-12` hex digits, either case). */
   uuid(value: string): void {
-    this.reserve(20);
-    this.int32(16);
-    this.writeUuid(value);
+    ascii(value);
+    this.writeUuid(scratchView, 0);
+  }
+
+  /**
+   * A uuid from its text at byte `at` of `text` when that is a lower-case uuid,
+   * `8-4-4-4-12` hex digits; false when it is not (the importer's byte path checks as it
+   * writes, then rolls the row back).
+   */
+  lowerCaseUuid(text: DataView, at: number): boolean {
+    return (
+      this.writeUuid(text, at) === 0 &&
+      text.getUint8(at + 8) === MINUS &&
+      text.getUint8(at + 13) === MINUS &&
+      text.getUint8(at + 18) === MINUS &&
+      text.getUint8(at + 23) === MINUS
+    );
+  }
+
+  /** Text given as its UTF-8 bytes `bytes[start, end)`. */
+  utf8(bytes: Uint8Array, start: number, end: number): void {
+    const length = end - start;
+    this.reserve(4 + length);
+    this.int32(length);
+    const buffer = this.buffer;
+    let at = this.at;
+    // A short text is copied faster by hand than through a view of it.
+    if (length > 64) buffer.set(bytes.subarray(start, end), at);
+    else for (let i = start; i < end; i++) buffer[at++] = bytes[i]!;
+    this.at += length;
   }
 
   /** Bytes given as hex digits, for a `bytea` column. */
@@ -77,26 +123,37 @@ export class BinaryCopyRows {
     this.at += length;
   }
 
-  /** A calendar date `YYYY-MM-DD`: days since 2000-01-01. */
+  /** A calendar date `YYYY-MM-DD`. */
   date(value: string): void {
-    this.reserve(8);
-    this.int32(4);
-    this.int32(daysSince2000(digits(value, 0, 4), digits(value, 5, 2), digits(value, 8, 2)));
+    this.dateOf(digits(value, 0, 4), digits(value, 5, 2), digits(value, 8, 2));
   }
 
-  /** An instant written in ISO 8601 with a zone: microseconds since 2000-01-01T00:00:00Z. */
+  /** A calendar date given by its parts: days since 2000-01-01. */
+  dateOf(year: number, month: number, day: number): void {
+    this.reserve(8);
+    this.int32(4);
+    this.int32(daysSince2000(year, month, day));
+  }
+
+  /** An instant written in ISO 8601 with a zone. */
   timestamptz(value: string): void {
+    this.timestamptzMillis(
+      CANONICAL_TIMESTAMP.test(value) ? millisOfCanonical(value) : Date.parse(value) - MILLIS_2000,
+    );
+  }
+
+  /** An instant given in whole milliseconds since 2000-01-01T00:00:00Z: as microseconds. */
+  timestamptzMillis(millis: number): void {
     this.reserve(12);
     this.int32(8);
-    const micros = microsSince2000(value);
+    const micros = millis * 1000;
     if (Number.isSafeInteger(micros)) {
       const high = Math.floor(micros / 2 ** 32);
       this.int32(high);
       this.int32(micros - high * 2 ** 32);
     } else {
       // Past about 285 years from 2000 microseconds outgrow a double's exact integers.
-      const millis = BigInt(Date.parse(value)) - BigInt(MILLIS_2000);
-      this.at = this.buffer.writeBigInt64BE(millis * 1000n, this.at);
+      this.at = this.buffer.writeBigInt64BE(BigInt(millis) * 1000n, this.at);
     }
   }
 
@@ -105,41 +162,68 @@ export class BinaryCopyRows {
    * numeric: base-10000 digits with the weight of the first, a sign and the display scale.
    */
   numeric(value: string): void {
-    const negative = value.charCodeAt(0) === MINUS;
-    const dot = value.indexOf('.');
-    const wholeEnd = dot === -1 ? value.length : dot;
-    let first = negative ? 1 : 0;
-    while (first < wholeEnd && value.charCodeAt(first) === ZERO) first++;
-    const fractionDigits = dot === -1 ? 0 : value.length - dot - 1;
-    const groups = groupsFor(Math.ceil((wholeEnd - first) / 4) + Math.ceil(fractionDigits / 4));
+    this.numericText(ascii(value), 0, value.length);
+  }
+
+  /** A decimal given as its text `text[start, end)` (checked: `-?digits(.digits)?`). */
+  numericText(text: Uint8Array, start: number, end: number): void {
+    const negative = text[start] === MINUS;
+    let first = negative ? start + 1 : start;
+    let wholeEnd = first;
+    while (wholeEnd < end && text[wholeEnd] !== DOT) wholeEnd++;
+    while (first < wholeEnd && text[first] === ZERO) first++;
+    const fractionDigits = wholeEnd < end ? end - wholeEnd - 1 : 0;
+    const wholeDigits = wholeEnd - first;
+    const wholeGroups = (wholeDigits + 3) >> 2;
+    const groups = groupsFor(wholeGroups + ((fractionDigits + 3) >> 2));
     // Four digits a group, aligned on the decimal point: the whole part padded on the left
     // (its first group takes fewer digits), the fraction on the right.
     let count = 0;
     let group = 0;
-    let digitsInGroup = (4 - ((wholeEnd - first) % 4)) % 4;
-    for (let i = first; i < value.length; i++) {
-      if (i === dot) continue;
-      group = group * 10 + value.charCodeAt(i) - ZERO;
+    let left = wholeDigits - 4 * (wholeGroups - 1);
+    for (let i = first; i < wholeEnd; i++) {
+      group = group * 10 + text[i]! - ZERO;
+      if (--left === 0) {
+        groups[count++] = group;
+        group = 0;
+        left = 4;
+      }
+    }
+    let digitsInGroup = 0;
+    for (let i = wholeEnd + 1; i < end; i++) {
+      group = group * 10 + text[i]! - ZERO;
       if (++digitsInGroup === 4) {
         groups[count++] = group;
         group = 0;
         digitsInGroup = 0;
       }
     }
-    if (digitsInGroup > 0) groups[count++] = group * 10 ** (4 - digitsInGroup);
-    const wholeGroups = Math.ceil((wholeEnd - first) / 4);
+    if (digitsInGroup > 0) groups[count++] = group * POWERS_OF_10[4 - digitsInGroup]!;
     // Leading and trailing zero groups are left out; the weight counts from the first kept.
     let from = 0;
     let to = count;
     while (from < to && groups[from] === 0) from++;
     while (to > from && groups[to - 1] === 0) to--;
-    this.reserve(12 + (to - from) * 2);
-    this.int32(8 + (to - from) * 2);
-    this.int16(to - from);
-    this.int16(to === from ? 0 : wholeGroups - 1 - from);
-    this.int16(negative && to > from ? NUMERIC_NEGATIVE : 0);
-    this.int16(fractionDigits);
-    for (let g = from; g < to; g++) this.int16(groups[g]!);
+    const kept = to - from;
+    this.reserve(12 + kept * 2);
+    this.int32(8 + kept * 2);
+    const buffer = this.buffer;
+    let at = this.at;
+    const weight = kept === 0 ? 0 : wholeGroups - 1 - from;
+    const sign = negative && kept > 0 ? NUMERIC_NEGATIVE : 0;
+    buffer[at++] = kept >>> 8;
+    buffer[at++] = kept;
+    buffer[at++] = weight >>> 8;
+    buffer[at++] = weight;
+    buffer[at++] = sign >>> 8;
+    buffer[at++] = sign;
+    buffer[at++] = fractionDigits >>> 8;
+    buffer[at++] = fractionDigits;
+    for (let g = from; g < to; g++) {
+      buffer[at++] = groups[g]! >>> 8;
+      buffer[at++] = groups[g]!;
+    }
+    this.at = at;
   }
 
   uuidArray(values: readonly string[]): void {
@@ -148,6 +232,23 @@ export class BinaryCopyRows {
 
   textArray(values: readonly string[]): void {
     this.array(TEXT_OID, values, (v) => this.text(v));
+  }
+
+  /** A field encoded before by encodeField(), written as it is. */
+  encoded(field: Uint8Array): void {
+    this.reserve(field.length);
+    const buffer = this.buffer;
+    let at = this.at;
+    for (let i = 0; i < field.length; i++) buffer[at++] = field[i]!;
+    this.at = at;
+  }
+
+  /** One field (its length and bytes) as `write` encodes it, for encoded(). */
+  static encodeField(write: (rows: BinaryCopyRows) => void): Uint8Array {
+    const rows = new BinaryCopyRows(64);
+    const start = rows.at;
+    write(rows);
+    return new Uint8Array(rows.buffer.subarray(start, rows.at));
   }
 
   /** The rows so far as one complete COPY stream; the buffer starts over, empty. */
@@ -198,14 +299,31 @@ export class BinaryCopyRows {
     this.at = end;
   }
 
-  private writeUuid(value: string): void {
+  /**
+   * Writes the 16 bytes of the uuid whose text starts at `at`, its hex digits taken four at
+   * a time (hex digit pairs looked up in a table cost twice as much); 0 when every digit is
+   * 0-9 or a-f.
+   */
+  private writeUuid(text: DataView, at: number): number {
+    this.reserve(20);
+    this.int32(16);
     const buffer = this.buffer;
-    let at = this.at;
-    for (let b = 0; b < 16; b++) {
-      const i = UUID_BYTE_AT[b]!;
-      buffer[at++] = (HEX[value.charCodeAt(i)]! << 4) | HEX[value.charCodeAt(i + 1)]!;
+    let out = this.at;
+    let notLowerHex = 0;
+    for (let k = 0; k < 8; k++) {
+      // Four characters, the first in the low byte. Each byte's top bit after these sums
+      // tells whether it is at least '0' (0x30), above '9', at least 'a', above 'f'.
+      const w = text.getInt32(at + UUID_WORD_AT[k]!, true);
+      const digit = (w + 0x50505050) & ~(w + 0x46464646);
+      const letter = (w + 0x1f1f1f1f) & ~(w + 0x19191919);
+      notLowerHex |= (w & HIGH_BITS) | (((digit | letter) & HIGH_BITS) ^ HIGH_BITS);
+      // A digit's value is its low four bits, a letter's (either case, bit 6 set) nine more.
+      const v = (w & 0x0f0f0f0f) + 9 * ((w >>> 6) & 0x01010101);
+      buffer[out++] = ((v & 0xff) << 4) | ((v >>> 8) & 0xff);
+      buffer[out++] = (((v >>> 16) & 0xff) << 4) | (v >>> 24);
     }
-    this.at = at;
+    this.at = out;
+    return notLowerHex;
   }
 
   /** Writes a 32-bit integer at `at` (plain stores: Buffer's writeInt32BE checks its input). */
@@ -244,15 +362,14 @@ const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 const UUID_OID = 2950;
 const TEXT_OID = 25;
 const NUMERIC_NEGATIVE = 0x4000;
+const POWERS_OF_10 = [1, 10, 100, 1000];
 const MINUS = 45;
+const DOT = 46;
 const ZERO = 48;
 const MILLIS_2000 = Date.UTC(2000, 0, 1);
-const HEX = new Uint8Array(128);
-for (let i = 0; i < 10; i++) HEX[48 + i] = i;
-for (let i = 0; i < 6; i++) HEX[65 + i] = HEX[97 + i] = 10 + i;
-
-/** Where each byte's two hex digits start in `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`. */
-const UUID_BYTE_AT = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
+const HIGH_BITS = 0x80808080 | 0;
+/** Where each four hex digits start in `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`. */
+const UUID_WORD_AT = [0, 4, 9, 14, 19, 24, 28, 32];
 
 /** Room for the base-10000 groups of one numeric (a checked decimal has at most 7). */
 let scratchGroups = new Uint16Array(16);
@@ -282,11 +399,45 @@ function daysSince2000(year: number, month: number, day: number): number {
 // `2026-10-01T08:15:00.000Z`, the form the schemas normalize every timestamp to.
 const CANONICAL_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-function microsSince2000(value: string): number {
-  if (!CANONICAL_TIMESTAMP.test(value)) return (Date.parse(value) - MILLIS_2000) * 1000;
-  const days = daysSince2000(digits(value, 0, 4), digits(value, 5, 2), digits(value, 8, 2));
-  const millis =
-    ((digits(value, 11, 2) * 60 + digits(value, 14, 2)) * 60 + digits(value, 17, 2)) * 1000 +
-    digits(value, 20, 3);
-  return (days * 86_400_000 + millis) * 1000;
+function millisOfCanonical(value: string): number {
+  return millisSince2000(
+    digits(value, 0, 4),
+    digits(value, 5, 2),
+    digits(value, 8, 2),
+    digits(value, 11, 2),
+    digits(value, 14, 2),
+    digits(value, 17, 2),
+    digits(value, 20, 3),
+  );
+}
+
+/** Milliseconds from 2000-01-01T00:00:00Z to an instant given by its UTC parts. */
+export function millisSince2000(
+  year: number,
+  month: number,
+  day: number,
+  hours: number,
+  minutes: number,
+  seconds: number,
+  millis: number,
+): number {
+  return (
+    daysSince2000(year, month, day) * 86_400_000 +
+    ((hours * 60 + minutes) * 60 + seconds) * 1000 +
+    millis
+  );
+}
+
+/** Room for the characters of a uuid, date or decimal given as a string. */
+let scratchText = new Uint8Array(64);
+let scratchView = new DataView(scratchText.buffer);
+
+/** The char codes of a checked ASCII text (a uuid, a decimal) as bytes, in a scratch array. */
+function ascii(value: string): Uint8Array {
+  if (value.length > scratchText.length) {
+    scratchText = new Uint8Array(value.length * 2);
+    scratchView = new DataView(scratchText.buffer);
+  }
+  for (let i = 0; i < value.length; i++) scratchText[i] = value.charCodeAt(i);
+  return scratchText;
 }

@@ -1,7 +1,6 @@
 import { hashSecret, parseToken } from '../tokens/token-format.ts';
-import type { BinaryCopyRows } from './copy-binary.ts';
+import type { BinaryCopyRows, RowSink } from './copy-binary.ts';
 import type { RecordOf, RecordType } from './records.ts';
-import type { Staging } from './staging.ts';
 import {
   INSERT_ORDER,
   TABLES,
@@ -50,7 +49,7 @@ const TABLE_OF_TYPE = {
  * come from its spec in tables.ts, the one list import and export share.
  */
 export function stageRecord(
-  staging: Staging,
+  staging: RowSink,
   type: RecordType,
   record: unknown,
   workspaceId: string,
@@ -143,7 +142,7 @@ export function stageRecord(
   }
 }
 
-function put(staging: Staging, table: TableName, values: object, fill: Fill, now: string): void {
+function put(staging: RowSink, table: TableName, values: object, fill: Fill, now: string): void {
   writeRow(staging.rowsOf(table), TABLES[table].columns, values as Fields, fill, now);
 }
 

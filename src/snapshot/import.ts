@@ -4,7 +4,9 @@ import { allCurrencyScales } from '../money/currencies.ts';
 import { IMPORT_CHECKS, UNIQUENESS_CHECKS, type ImportCheck } from './import-checks.ts';
 import { insertStaged } from './import-insert.ts';
 import { STAGED_COLUMNS, stageRecord, TOKENS } from './import-rows.ts';
-import type { SnapshotLine } from './read-snapshot.ts';
+import { BinaryCopyRows, type RowSink } from './copy-binary.ts';
+import { PlainLines } from './plain-lines.ts';
+import { parseLine, type ParsedLine, type SnapshotLine } from './read-snapshot.ts';
 import {
   RECORD_TYPES,
   SNAPSHOT_VERSION,
@@ -145,81 +147,110 @@ async function loadRecords(
   const now = new Date().toISOString();
   let workspace: WorkspaceRecord | undefined;
   let target: { staging: Staging; exists: boolean } | undefined;
+  let plain: PlainLines | undefined;
+  // Where the byte path checks records once nothing more will be staged.
+  const scratch = new ScratchRows();
   let count = 0;
-  for await (const batch of batches) {
-    for (const item of batch) {
-      if (++count % 100_000 === 0) options.onProgress?.(count);
-      if (item.kind === 'malformed') {
+  const counted = () => {
+    if (++count % 100_000 === 0) options.onProgress?.(count);
+  };
+  /** A record parsed: checked by the object fast path or its schema, staged when good. */
+  const take = async (item: ParsedLine): Promise<void> => {
+    if (item.kind === 'malformed') {
+      issues.add({
+        entity: 'snapshot',
+        id: null,
+        field: '',
+        message: item.message,
+        line: item.line,
+      });
+      return;
+    }
+    const id = typeof item.data.id === 'string' ? item.data.id : null;
+    if (item.type === 'workspace') {
+      if (workspace || count > 1) {
         issues.add({
-          entity: 'snapshot',
-          id: null,
-          field: '',
-          message: item.message,
-          line: item.line,
-        });
-        continue;
-      }
-      const id = typeof item.data.id === 'string' ? item.data.id : null;
-      if (item.type === 'workspace') {
-        if (workspace || count > 1) {
-          issues.add({
-            entity: 'workspace',
-            id,
-            field: 'type',
-            message: 'must be the first record, and the only workspace',
-            line: item.line,
-          });
-          continue;
-        }
-        const { version, ...fields } = item.data;
-        if (version !== SNAPSHOT_VERSION) {
-          issues.add({
-            entity: 'snapshot',
-            id: null,
-            field: 'version',
-            message: `must be ${SNAPSHOT_VERSION}`,
-            line: item.line,
-          });
-        }
-        const parsed = workspaceRecord.strict().safeParse(fields);
-        if (!parsed.success) {
-          issues.addZod('workspace', id, parsed.error, item.line);
-          continue;
-        }
-        workspace = parsed.data;
-        if (issues.total === 0) target = await openTarget(client, workspace, options, issues);
-        continue;
-      }
-      if (count === 1) {
-        issues.add({
-          entity: 'snapshot',
-          id: null,
-          field: 'type',
-          message: 'the first record must be the workspace',
-          line: item.line,
-        });
-      }
-      if (!(item.type in RECORD_TYPES)) {
-        issues.add({
-          entity: item.type,
+          entity: 'workspace',
           id,
           field: 'type',
-          message: 'is not a known record type',
+          message: 'must be the first record, and the only workspace',
           line: item.line,
         });
-        continue;
+        return;
       }
-      const type = item.type as RecordType;
-      const parsed = parseRecord(type, item.data);
+      const { version, ...fields } = item.data;
+      if (version !== SNAPSHOT_VERSION) {
+        issues.add({
+          entity: 'snapshot',
+          id: null,
+          field: 'version',
+          message: `must be ${SNAPSHOT_VERSION}`,
+          line: item.line,
+        });
+      }
+      const parsed = workspaceRecord.strict().safeParse(fields);
       if (!parsed.success) {
-        issues.addZod(type, id, parsed.error, item.line);
+        issues.addZod('workspace', id, parsed.error, item.line);
+        return;
+      }
+      workspace = parsed.data;
+      plain = new PlainLines(workspace.id, now);
+      if (issues.total === 0) target = await openTarget(client, workspace, options, issues);
+      return;
+    }
+    if (count === 1) {
+      issues.add({
+        entity: 'snapshot',
+        id: null,
+        field: 'type',
+        message: 'the first record must be the workspace',
+        line: item.line,
+      });
+    }
+    if (!(item.type in RECORD_TYPES)) {
+      issues.add({
+        entity: item.type,
+        id,
+        field: 'type',
+        message: 'is not a known record type',
+        line: item.line,
+      });
+      return;
+    }
+    const type = item.type as RecordType;
+    const parsed = parseRecord(type, item.data);
+    if (!parsed.success) {
+      issues.addZod(type, id, parsed.error, item.line);
+      return;
+    }
+    if (!target || issues.total > 0) return;
+    stageRecord(target.staging, type, parsed.data, workspace!.id, now, (message, field) =>
+      issues.add({ entity: type, id, field, message, line: item.line }),
+    );
+    if (target.staging.full) await target.staging.send();
+  };
+  for await (const batch of batches) {
+    for (const item of batch) {
+      if (item.kind !== 'bytes') {
+        counted();
+        await take(item);
         continue;
       }
-      if (!target || issues.total > 0) continue;
-      stageRecord(target.staging, type, parsed.data, workspace!.id, now, (message, field) =>
-        issues.add({ entity: type, id, field, message, line: item.line }),
-      );
-      if (target.staging.full) await target.staging.send();
+      const { bytes, starts, ends } = item;
+      for (let i = 0; i < item.count; i++) {
+        counted();
+        // A record in the exact plain form is staged from its bytes (plain-lines.ts); any
+        // other is parsed and goes to the object fast path or the schema.
+        if (plain) {
+          const keep = target !== undefined && issues.total === 0;
+          const sink = keep ? target!.staging : scratch;
+          if (plain.stage(sink, bytes, starts[i]!, ends[i]!, keep)) {
+            if (keep && target!.staging.full) await target!.staging.send();
+            continue;
+          }
+        }
+        await take(parseLine(item, i));
+      }
     }
   }
   if (!workspace && issues.total === 0) {
@@ -329,6 +360,20 @@ class PhaseClock {
     const now = performance.now();
     this.phases[phase] += now - this.last;
     this.last = now;
+  }
+}
+
+/** Rows written only to be dropped: each table's buffer is rolled back after every record. */
+class ScratchRows implements RowSink {
+  private readonly tables = new Map<string, BinaryCopyRows>();
+
+  rowsOf(table: string): BinaryCopyRows {
+    let rows = this.tables.get(table);
+    if (!rows) {
+      rows = new BinaryCopyRows();
+      this.tables.set(table, rows);
+    }
+    return rows;
   }
 }
 

@@ -153,8 +153,11 @@ function extraLine(
   fields: Record<string, string | null>,
   amount: Amount,
 ): InvoiceLine {
+  // Keys in the order of the exporter (the columns of tables.ts): the importer's byte path
+  // takes only that form (plain-lines.ts).
   const json = JSON.stringify({
     id: rng.uuid(),
+    kind: fields.kind,
     timeEntryId: null,
     ...fields,
     amount: amount.text,
