@@ -227,7 +227,9 @@ describe('keys that lead with the record id (0008_keys_lead_with_ids)', () => {
       const after = await keysAndIndexes(store.pool);
       expect(after).toEqual(await keysAndIndexes(freshPool));
       expect(
-        after.filter((d) => /UNIQUE \(workspace_id, id\)|INDEX .*\(workspace_id, \w+_id\)$/.test(d)),
+        after.filter((d) =>
+          /UNIQUE \(workspace_id, id\)|INDEX .*\(workspace_id, \w+_id\)$/.test(d),
+        ),
       ).toEqual([]);
       expect(after.filter((d) => d.includes('FOREIGN KEY'))).toEqual(
         before.filter((d) => d.includes('FOREIGN KEY')),
