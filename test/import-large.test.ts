@@ -1,5 +1,5 @@
 import { createWriteStream } from 'node:fs';
-import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -80,6 +80,39 @@ describe('large snapshot import', () => {
     expect(await countOf('time_entries')).toBe(0);
     expect(await indexes()).toEqual(before);
     expect(await constraints()).toEqual(keys);
+  });
+
+  it('names each error of a plain record with entity, id, field and line, and writes nothing', async () => {
+    const file = await generated('errors', 12_000, 5);
+    const lines = (await readFile(file, 'utf8')).trimEnd().split('\n');
+    const at = (prefix: string, from: number) =>
+      lines.findIndex((l, i) => i >= from && l.startsWith(prefix));
+    const entryAt = at('{"type":"timeEntry"', 5000);
+    const entry = JSON.parse(lines[entryAt]!) as { id: string };
+    lines[entryAt] = lines[entryAt]!.replace(
+      /"entryDate":"\d{4}-\d{2}-\d{2}"/,
+      '"entryDate":"2025-02-29"',
+    );
+    const invoiceAt = at('{"type":"invoice"', 0);
+    const invoice = JSON.parse(lines[invoiceAt]!) as { id: string };
+    lines[invoiceAt] = lines[invoiceAt]!.replace(/"amount":"(-?\d+)\.(\d+)"/, '"amount":"$1.$21"');
+    const billAt = at('{"type":"bill"', 0);
+    const bill = JSON.parse(lines[billAt]!) as { id: string };
+    lines[billAt] = lines[billAt]!.replace(/"timeEntryId":"[0-9a-f-]{36}"/, '"timeEntryId":null');
+    await writeFile(file, `${lines.join('\n')}\n`);
+
+    const error = await importSnapshot(h.pool, readSnapshot(file)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SnapshotImportError);
+    const expected = [
+      { entity: 'timeEntry', id: entry.id, field: 'entryDate', line: entryAt + 1 },
+      { entity: 'invoice', id: invoice.id, field: 'lines.0.amount', line: invoiceAt + 1 },
+      { entity: 'bill', id: bill.id, field: 'lines.0.timeEntryId', line: billAt + 1 },
+    ].sort((a, b) => a.line - b.line);
+    expect((error as SnapshotImportError).issues).toEqual(
+      expected.map((issue): unknown => expect.objectContaining(issue)),
+    );
+    expect(await countOf('workspaces')).toBe(0);
+    expect(await countOf('time_entries')).toBe(0);
   });
 
   it('builds the indexes of a table it fills again, as they were', async () => {

@@ -92,22 +92,23 @@ export class PlainLines {
    * (values skipped) up to `"lines":[`, whose lines are staged by the template; the record
    * without its lines is then parsed and checked by its schema, and staged as before.
    */
-  private withLines(sink: RowSink, type: 'invoice' | 'bill', keep: boolean, start: number) {
+  private withLines(
+    sink: RowSink,
+    type: 'invoice' | 'bill',
+    keep: boolean,
+    start: number,
+  ): boolean {
     const template = type === 'invoice' ? INVOICE_LINE : BILL_LINE;
     const head = sink.rowsOf(type === 'invoice' ? 'invoices' : 'team_bills');
     const lines = sink.rowsOf(template.table);
     head.mark();
     lines.mark();
-    if (this.headAndLines(sink, type, template, start)) {
-      if (!keep) {
-        head.rollback();
-        lines.rollback();
-      }
-      return true;
+    const plain = this.headAndLines(sink, type, template, start);
+    if (!plain || !keep) {
+      head.rollback();
+      lines.rollback();
     }
-    head.rollback();
-    lines.rollback();
-    return false;
+    return plain;
   }
 
   private headAndLines(

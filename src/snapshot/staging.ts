@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { BinaryCopyRows } from './copy-binary.ts';
 
-/** Bytes of rows gathered per table before they are sent as one COPY. */
+/** Bytes of rows gathered per table before they are sent as one COPY (tests send less). */
 const CHUNK_BYTES = 4 << 20;
 
 /**
@@ -13,32 +13,35 @@ const CHUNK_BYTES = 4 << 20;
  * Records of all tables arrive interleaved and a connection runs one COPY at a time, so
  * each table gathers its rows in a buffer, and a full buffer goes out as one COPY of its
  * own. Only one COPY is in flight: while PostgreSQL takes it in, the reader parses and
- * checks the next records (the two use a core each); the next full buffer waits for it.
- * Memory stays at a few buffers whatever the file's size.
+ * checks the next records (the two use a core each), and a full buffer waits until it is
+ * done (ready()). Memory stays at a few buffers whatever the file's size.
  */
 export class Staging {
   private readonly buffers = new Map<string, BinaryCopyRows>();
   private readonly counts = new Map<string, number>();
   private inFlight: Promise<void> = Promise.resolve();
+  private copying = false;
   /** Time spent waiting for PostgreSQL to take in a COPY: reading outran loading. */
   waitedMs = 0;
 
   private constructor(
     private readonly client: pg.PoolClient,
     private readonly columns: ReadonlyMap<string, readonly string[]>,
+    private readonly chunkBytes: number,
   ) {}
 
   /** Creates the staging tables in the client's transaction; they are dropped at its end. */
   static async create(
     client: pg.PoolClient,
     columns: ReadonlyMap<string, readonly string[]>,
+    chunkBytes = CHUNK_BYTES,
   ): Promise<Staging> {
     for (const table of columns.keys()) {
       await client.query(
         `CREATE TEMP TABLE stage_${table} (LIKE ${table} INCLUDING DEFAULTS) ON COMMIT DROP`,
       );
     }
-    return new Staging(client, columns);
+    return new Staging(client, columns, chunkBytes);
   }
 
   /** The buffer to write one row of `table` into (BinaryCopyRows.beginRow first). */
@@ -51,26 +54,38 @@ export class Staging {
     return rows;
   }
 
-  /** True once some table's buffer is full: time to `await send()`. */
+  /** True once some table's buffer is ready to go: time to `await send()`. */
   get full(): boolean {
-    for (const rows of this.buffers.values()) if (rows.bytes >= CHUNK_BYTES) return true;
+    for (const rows of this.buffers.values()) if (this.ready(rows)) return true;
     return false;
   }
 
-  /** Sends every full buffer (`all`: every buffer with rows), each as one COPY. */
+  /** Sends every buffer ready to go (`all`: every buffer with rows), each as one COPY. */
   async send(all = false): Promise<void> {
     for (const [table, rows] of this.buffers) {
-      if (rows.rows === 0 || (!all && rows.bytes < CHUNK_BYTES)) continue;
+      if (rows.rows === 0 || (!all && !this.ready(rows))) continue;
       this.counts.set(table, (this.counts.get(table) ?? 0) + rows.rows);
       const chunk = rows.take();
       const started = performance.now();
       await this.inFlight;
       this.waitedMs += performance.now() - started;
-      this.inFlight = this.copy(table, chunk).then(() => rows.recycle(chunk));
+      this.copying = true;
+      this.inFlight = this.copy(table, chunk)
+        .then(() => rows.recycle(chunk))
+        .finally(() => (this.copying = false));
       // Its failure surfaces at the next await of it; until then it is not unhandled.
       this.inFlight.catch(() => undefined);
     }
     if (all) await this.inFlight;
+  }
+
+  /**
+   * A full buffer goes when no COPY is in flight. While one is, the reader goes on filling
+   * the buffers rather than wait for it (two tables filling up together had the second wait
+   * a whole COPY), up to twice the size, which then waits: memory stays bounded.
+   */
+  private ready(rows: BinaryCopyRows): boolean {
+    return rows.bytes >= (this.copying ? 2 * this.chunkBytes : this.chunkBytes);
   }
 
   /** Rows sent to `stage_<table>` so far. */
