@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { z } from 'zod';
 import { allCurrencyScales } from '../money/currencies.ts';
+import { trySetLocal } from '../store/foreign-key-triggers.ts';
 import { IMPORT_CHECKS, UNIQUENESS_CHECKS, type ImportCheck } from './import-checks.ts';
 import { insertStaged } from './import-insert.ts';
 import { STAGED_COLUMNS, stageRecord, TOKENS } from './import-rows.ts';
@@ -296,13 +297,7 @@ async function openTarget(
   // The staging tables are read through this session's local buffers (8 MB by default), so a
   // table of millions of rows went back and forth to the OS for every pass over it. The
   // setting can change only before the session's first use of a temporary table.
-  await client.query('SAVEPOINT temp_buffers');
-  try {
-    await client.query(`SET LOCAL temp_buffers = '1GB'`);
-    await client.query('RELEASE SAVEPOINT temp_buffers');
-  } catch {
-    await client.query('ROLLBACK TO SAVEPOINT temp_buffers');
-  }
+  await trySetLocal(client, 'temp_buffers', '1GB');
   await client.query(
     'CREATE TEMP TABLE stage_workspace (id uuid, base_currency text) ON COMMIT DROP',
   );
