@@ -11,11 +11,9 @@
 import path from 'node:path';
 import { tmpdir } from 'node:os';
 import { buildApp } from '../src/http/app.ts';
-import { ConnectionPool } from '../src/readmodel/connection-pool.ts';
 import { createKysely } from '../src/store/database.ts';
 import { TokenIdentityCache } from '../src/tokens/token-identity-cache.ts';
 import { createToken } from '../src/tokens/token.repository.ts';
-import { refreshStalePeriod } from '../src/reports/profitability/profitability.periods.ts';
 import { monthOf } from '../src/reports/profitability/profitability.range.ts';
 import { todayIn } from '../src/time/calendar.ts';
 import { pgPayoutSummary, pgProfitability, pgUnpaidTimeFirstPage } from './pg-reports.ts';
@@ -30,8 +28,6 @@ try {
   const { readModel, status } = await keptReadModel(bench, path.join(dir, 'read-model.duckdb'));
   // As `npm start` serves: token identities kept in memory, current by PostgreSQL's notifications.
   const tokenIdentities = await TokenIdentityCache.listen(bench.pool);
-  // Its plans are dropped to measure what a report costs the first time it is asked for.
-  const connections = new ConnectionPool(readModel);
   const appOptions = {
     db,
     readModel,
@@ -41,9 +37,6 @@ try {
     tokenIdentities,
   } as const;
   const app = await buildApp(appOptions);
-  // Every report computed from the cells, as when its kept report is stale (docs/summaries.md,
-  // "Reports kept ready"): a sync commit changed its period moments ago.
-  const computedApp = await buildApp({ ...appOptions, connections, keptReports: false });
   const { rows: owners } = await bench.pool.query<{
     workspace_id: string;
     user_id: string;
@@ -82,12 +75,7 @@ try {
   const yearFrom = addMonths(monthFrom, -11);
   const today = todayIn(owner.timezone);
 
-  // computed: also measured as computed from the cells. A whole month's or twelve months'
-  // report is served kept ready (docs/summaries.md, "Reports kept ready"), and computed when a
-  // sync commit changed its period moments ago: with the statement's plan kept from an earlier
-  // request ("Plans kept between requests"), or with none (the first request after that
-  // commit).
-  const cases: { name: string; url: string; pg: () => Promise<unknown>; computed?: true }[] = [
+  const cases: { name: string; url: string; pg: () => Promise<unknown> }[] = [
     {
       name: 'summary',
       url: '/team-payouts/summary',
@@ -107,50 +95,27 @@ try {
       name: 'profitability, one month',
       url: `/team-payouts/profitability?from=${monthFrom}&to=${monthTo}`,
       pg: () => pgProfitability(bench.pool, ws, { from: monthFrom, to: monthTo }),
-      computed: true,
     },
     {
       name: 'profitability, one month, userId',
       url: `/team-payouts/profitability?from=${monthFrom}&to=${monthTo}&userId=${userId}`,
       pg: () => pgProfitability(bench.pool, ws, { from: monthFrom, to: monthTo, userId }),
-      computed: true,
     },
     {
       name: 'profitability, one year',
       url: `/team-payouts/profitability?from=${yearFrom}&to=${monthTo}`,
       pg: () => pgProfitability(bench.pool, ws, { from: yearFrom, to: monthTo }),
-      computed: true,
     },
     {
       name: 'profitability, one year, userId',
       url: `/team-payouts/profitability?from=${yearFrom}&to=${monthTo}&userId=${userId}`,
       pg: () => pgProfitability(bench.pool, ws, { from: yearFrom, to: monthTo, userId }),
-      computed: true,
     },
   ];
 
   log(`workspace ${ws}: month ${monthFrom}..${monthTo}, year ${yearFrom}..${monthTo}`);
-  // As a server does once a request computed them: the month's and the year's reports, of the
-  // team and of one member, kept ready (docs/summaries.md, "Reports kept ready"), each timed.
-  const duck = await readModel.connect();
-  try {
-    for (const period of [
-      { from: monthFrom, to: monthTo },
-      { from: monthFrom, to: monthTo, userId },
-      { from: yearFrom, to: monthTo },
-      { from: yearFrom, to: monthTo, userId },
-    ]) {
-      const started = performance.now();
-      const kept = await refreshStalePeriod(duck, { workspaceId: ws, ...period });
-      log(
-        `  ${period.from}..${period.to}${period.userId ? ' userId' : ''}: ${kept ? `kept ready in ${(performance.now() - started).toFixed(0)} ms` : 'already kept'}`,
-      );
-    }
-  } finally {
-    duck.closeSync();
-  }
   console.log(
-    `${'report'.padEnd(36)} ${'API p50'.padStart(8)} ${'API p99'.padStart(8)} ${'PG p50'.padStart(9)} ${'PG p99'.padStart(9)}  PG/API p50  goal p99<100ms, >=50x   computed p50/p99   first p50/p99`,
+    `${'report'.padEnd(36)} ${'API p50'.padStart(8)} ${'API p99'.padStart(8)} ${'PG p50'.padStart(9)} ${'PG p99'.padStart(9)}  PG/API p50  goal p99<100ms, >=50x`,
   );
   // Every API run first, then PostgreSQL's: a PostgreSQL report reads gigabytes for minutes,
   // which pushed the read model's pages out of the OS cache (the next API case's requests then
@@ -166,25 +131,16 @@ try {
       if (res.statusCode !== 200) throw new Error(`${c.url}: ${res.statusCode} ${res.body}`);
     };
     const api = await timeRuns(iterations, request(app));
-    const computed = c.computed ? await timeRuns(iterations, request(computedApp)) : undefined;
-    const first = c.computed
-      ? await timeRuns(iterations, async () => {
-          connections.clearPlans();
-          await request(computedApp)();
-        })
-      : undefined;
-    measured.push({ c, api, computed, first });
+    measured.push({ c, api });
   }
   let allMet = true;
-  const pair = (t: { p50: number; p99: number } | undefined) =>
-    t ? ` ${`${t.p50.toFixed(1)} / ${t.p99.toFixed(1)}`.padStart(17)}` : '';
-  for (const { c, api, computed, first } of measured) {
+  for (const { c, api } of measured) {
     const pg = await timeRuns(pgIterations, c.pg, 0);
     const ratio = pg.p50 / api.p50;
     const met = api.p99 < 100 && ratio >= 50;
     allMet &&= met;
     console.log(
-      `${c.name.padEnd(36)} ${api.p50.toFixed(1).padStart(8)} ${api.p99.toFixed(1).padStart(8)} ${pg.p50.toFixed(0).padStart(9)} ${pg.p99.toFixed(0).padStart(9)}  ${ratio.toFixed(0).padStart(10)}  ${(met ? 'met' : 'NOT met').padEnd(22)}${pair(computed)}${pair(first)}`,
+      `${c.name.padEnd(36)} ${api.p50.toFixed(1).padStart(8)} ${api.p99.toFixed(1).padStart(8)} ${pg.p50.toFixed(0).padStart(9)} ${pg.p99.toFixed(0).padStart(9)}  ${ratio.toFixed(0).padStart(10)}  ${met ? 'met' : 'NOT met'}`,
     );
   }
   console.log(
@@ -192,11 +148,7 @@ try {
   );
   console.log('the API requests at and above the p99, with the CPU time and GC pauses in them:');
   for (const { c, api } of measured) console.log(`  ${c.name}: ${slowestText(api)}`);
-  console.log(
-    "computed: the same request computed from the cells (its kept report stale), with the statement's plan kept; first: with no plan kept, as the first request after a sync commit (not the goal's figures)",
-  );
   await app.close();
-  await computedApp.close();
   await tokenIdentities.close();
   readModel.close();
 } finally {

@@ -2,16 +2,10 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import fc from 'fast-check';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PlanCache } from '../src/readmodel/plan-cache.ts';
 import { openReadModel, type ReadModel } from '../src/readmodel/read-model.ts';
 import { ReadModelStatus } from '../src/readmodel/read-model-status.ts';
 import { createPool } from '../src/store/database.ts';
 import { SyncService } from '../src/sync/sync-service.ts';
-import {
-  type Period,
-  refreshStalePeriod,
-} from '../src/reports/profitability/profitability.periods.ts';
-import { loadProfitability } from '../src/reports/profitability/profitability.query.ts';
 import { createTestDatabase } from './support/databases.ts';
 import { generatedWorkspace } from './support/generated-workspaces.ts';
 import { restrictedRoleUrl } from './support/restricted-role.ts';
@@ -320,24 +314,24 @@ const PAIRS: [string, string][] = [
   ['SELECT * FROM invoice_unallocated_nets', 'FROM invoice_unallocated_nets_for(true)'],
   ['SELECT * FROM payee_entry_pay', 'SELECT * FROM payee_entry_rates WHERE is_payable'],
   ['SELECT * FROM payee_unpaid_totals', 'FROM payee_unpaid_totals_for(true)'],
-  // The month cells are compared with profitability_cells below; these are their sums.
-  ['SELECT * FROM profitability_member_cells', 'FROM profitability_member_cells_for(true)'],
+  // The month rollup of the facts as stored (compared after factsBoth: these are its sums).
+  [
+    'SELECT * FROM profitability_month_facts',
+    'FROM profitability_month_facts_for(true, NULL, NULL)',
+  ],
 ];
 
-/** The month cells, and profitability_cells over each workspace's whole range of entries. */
-async function monthCellsBoth(duck: DuckDBConnection): Promise<[string[], string[]]> {
-  const kept = await rowsOf(duck, 'SELECT * FROM profitability_month_cells');
+/** The priced facts as stored, and profitability_facts_for of every workspace. */
+async function factsBoth(duck: DuckDBConnection): Promise<[string[], string[]]> {
+  const kept = await rowsOf(duck, 'SELECT * FROM profitability_facts');
   const computed: string[] = [];
-  const ranges = await duck.runAndReadAll(
-    `SELECT CAST(workspace_id AS VARCHAR), CAST(min(entry_date) AS VARCHAR), CAST(max(entry_date) AS VARCHAR)
-     FROM time_entries GROUP BY workspace_id`,
-  );
-  for (const [ws, from, to] of ranges.getRows() as [string, string, string][])
+  const workspaces = await duck.runAndReadAll('SELECT CAST(id AS VARCHAR) FROM workspaces');
+  for (const [ws] of workspaces.getRows() as [string][])
     computed.push(
       ...(await rowsOf(
         duck,
         `SELECT CAST('${ws}' AS UUID) AS workspace_id, *
-         FROM profitability_cells(CAST('${ws}' AS UUID), DATE '${from}', DATE '${to}', NULL, NULL, NULL)`,
+         FROM profitability_facts_for(CAST('${ws}' AS UUID), false)`,
       )),
     );
   return [kept, computed.sort()];
@@ -413,75 +407,30 @@ describe.each(['replication', 'change-log'] as const)('summaries kept by the %s 
   });
 
   const expectSummariesEqual = async () => {
+    const [kept, computed] = await factsBoth(duck);
+    expect(kept, 'profitability_facts').toEqual(computed);
     for (const [summary, macro] of PAIRS)
       expect(await rowsOf(duck, summary), summary).toEqual(await rowsOf(duck, macro));
-    const [kept, computed] = await monthCellsBoth(duck);
-    expect(kept, 'profitability_month_cells').toEqual(computed);
-  };
-
-  /**
-   * A month, a calendar year and twelve months ending with a month with work: their reports
-   * are kept ready before each run of writes, and after them any still served kept must be
-   * the report computed from the cells; returns how many were.
-   */
-  const keptPeriods = async () =>
-    (
-      await duck.runAndReadAll(
-        `SELECT CAST(workspace_id AS VARCHAR), CAST(period_from AS VARCHAR),
-           CAST(period_to AS VARCHAR), datediff('month', period_from, period_to) AS span
-         FROM profitability_period_versions
-         QUALIFY row_number() OVER (PARTITION BY span, month(period_from) = 1 ORDER BY period_to DESC) = 1`,
-      )
-    )
-      .getRows()
-      .map(([workspaceId, from, to]) => ({
-        workspaceId: String(workspaceId),
-        from: String(from),
-        to: String(to),
-      }));
-  const keepReady = async (periods: Period[]) => {
-    for (const period of periods) await refreshStalePeriod(duck, period);
-  };
-  const expectKeptReportsCurrent = async (periods: Period[]) => {
-    const plans = new PlanCache(duck);
-    let kept = 0;
-    try {
-      for (const period of periods) {
-        const p = { ...period, page: 1, perPage: 1000 };
-        const served = await loadProfitability(duck, plans, p);
-        if (served.source !== 'kept') continue;
-        const computed = await loadProfitability(duck, plans, p, { kept: false });
-        expect(served.json, `${p.from}..${p.to}`).toBe(computed.json);
-        kept++;
-      }
-    } finally {
-      plans.clear();
-    }
-    return kept;
   };
 
   it('are equal to their macros after the first load', async () => {
     await expectSummariesEqual();
     const payable = await rowsOf(duck, 'SELECT * FROM payee_entry_pay');
     expect(payable.length).toBeGreaterThan(0);
-    expect((await monthCellsBoth(duck))[0].length).toBeGreaterThan(0);
+    expect((await factsBoth(duck))[0].length).toBeGreaterThan(0);
   });
 
-  it('leave the first load month cells in month and member order in storage', async () => {
-    // A report for one member reads its cells from a few places (src/summaries/summaries.ts).
-    for (const [table, keys] of [
-      ['profitability_month_cells', 'workspace_id, month, user_id, project_id'],
-      ['profitability_member_cells', 'workspace_id, month, user_id'],
-    ] as const) {
-      const stored = await duck.runAndReadAll(
-        `SELECT CAST(row(${keys}) AS VARCHAR) FROM ${table} ORDER BY rowid`,
-      );
-      const sorted = await duck.runAndReadAll(
-        `SELECT CAST(row(${keys}) AS VARCHAR) FROM ${table} ORDER BY ${keys}`,
-      );
-      expect(stored.getRows().length, table).toBeGreaterThan(10);
-      expect(stored.getRows(), table).toEqual(sorted.getRows());
-    }
+  it('leave the first load facts in entry-date order in storage', async () => {
+    // A report's range of days reads a few row groups (src/summaries/summaries.ts).
+    const keys = 'workspace_id, entry_date';
+    const stored = await duck.runAndReadAll(
+      `SELECT CAST(row(${keys}) AS VARCHAR) FROM profitability_facts ORDER BY rowid`,
+    );
+    const sorted = await duck.runAndReadAll(
+      `SELECT CAST(row(${keys}) AS VARCHAR) FROM profitability_facts ORDER BY ${keys}`,
+    );
+    expect(stored.getRows().length).toBeGreaterThan(10);
+    expect(stored.getRows()).toEqual(sorted.getRows());
   });
 
   it("follow a payment allocated to an approved bill (its lines' paid share)", async () => {
@@ -497,22 +446,20 @@ describe.each(['replication', 'change-log'] as const)('summaries kept by the %s 
        LIMIT 1`,
     );
     expect(rows.length).toBe(1);
-    const before = (await monthCellsBoth(duck))[0];
+    const before = (await factsBoth(duck))[0];
     await pool.query(
       `INSERT INTO team_payment_allocations (workspace_id, payment_id, bill_id, amount, position)
        SELECT workspace_id, id, $2, 1, 99 FROM team_payments WHERE id = $1`,
       [rows[0]!.payment, rows[0]!.bill],
     );
     await sync.waitForStore();
-    const [kept, computed] = await monthCellsBoth(duck);
+    const [kept, computed] = await factsBoth(duck);
     expect(computed).not.toEqual(before);
     expect(kept).toEqual(computed);
+    await expectSummariesEqual();
   });
 
   it('stay equal through random writes to entries, payees, rates, bills and lines', async () => {
-    // Reports of whole months and twelve months kept before the writes serve after them only
-    // while nothing they show changed (which writes leave a period kept is
-    // test/profitability-kept.test.ts's to show: most random runs here touch every period).
     await fc.assert(
       fc.asyncProperty(
         fc.array(fc.array(writeArb, { minLength: 1, maxLength: 6 }), {
@@ -520,10 +467,6 @@ describe.each(['replication', 'change-log'] as const)('summaries kept by the %s 
           maxLength: 5,
         }),
         async (transactions) => {
-          const periods = await keptPeriods();
-          expect(periods.length).toBeGreaterThanOrEqual(3);
-          await keepReady(periods);
-          expect(await expectKeptReportsCurrent(periods)).toBe(periods.length);
           for (const writes of transactions) {
             const client = await pool.connect();
             try {
@@ -544,7 +487,6 @@ describe.each(['replication', 'change-log'] as const)('summaries kept by the %s 
           }
           await sync.waitForStore();
           await expectSummariesEqual();
-          await expectKeptReportsCurrent(periods);
         },
       ),
       { numRuns: 12 },

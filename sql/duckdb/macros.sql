@@ -127,6 +127,19 @@ CREATE OR REPLACE MACRO e4_parts(a, b, c) AS
         || ' units of 10^-4 is too large to store'
     )
   END;
+-- e4_parts_of(a, ..., j): e4_parts for the ten amounts of a priced fact
+-- (profitability_facts_for), each one of them a sum of one.
+CREATE OR REPLACE MACRO e4_largest_of(a, b, c, d, e, f, g, h, i, j) AS
+  greatest(
+    abs(coalesce(a, 0)), abs(coalesce(b, 0)), abs(coalesce(c, 0)), abs(coalesce(d, 0)),
+    abs(coalesce(e, 0)), abs(coalesce(f, 0)), abs(coalesce(g, 0)), abs(coalesce(h, 0)),
+    abs(coalesce(i, 0)), abs(coalesce(j, 0))
+  );
+CREATE OR REPLACE MACRO e4_parts_of(a, b, c, d, e, f, g, h, i, j) AS
+  CASE
+    WHEN e4_largest_of(a, b, c, d, e, f, g, h, i, j) <= 4611686018427387904 THEN 1
+    ELSE e4_parts(e4_largest_of(a, b, c, d, e, f, g, h, i, j), 0, 0)
+  END;
 -- Part `p` (0 to n - 1) of the sum s in n rows: s // n, plus one unit of s's sign in the first
 -- |s % n| of them (// and % truncate toward zero); NULL when s is. At most 2^62 + 1 in size
 -- when n = e4_parts(...). A cell of one row (nearly all) only casts: no 128-bit division.

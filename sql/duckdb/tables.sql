@@ -509,50 +509,75 @@ CREATE TABLE IF NOT EXISTS invoice_unallocated_nets (
 CREATE TABLE IF NOT EXISTS summary_dirty_bills (bill_id UUID NOT NULL);
 CREATE TABLE IF NOT EXISTS summary_dirty_invoices (invoice_id UUID NOT NULL);
 CREATE TABLE IF NOT EXISTS summary_dirty_entries (time_entry_id UUID NOT NULL);
+CREATE TABLE IF NOT EXISTS summary_dirty_facts (time_entry_id UUID NOT NULL);
 
--- profitability_cells(ws, first day, last day, ...) of every workspace, per month of work:
--- the converted amounts per month, member, project, metric, currency and FX rate used.
-CREATE TABLE IF NOT EXISTS profitability_month_cells (
+-- profitability_facts_for(ws, true) of every workspace: the priced facts of each time entry,
+-- what a profitability report sums (sql/duckdb/views/profitability_facts_for.sql). A first
+-- load writes them in entry-date order, so a range of days reads a few row groups.
+CREATE TABLE IF NOT EXISTS profitability_facts (
+  workspace_id UUID NOT NULL,
+  time_entry_id UUID NOT NULL,
+  user_id UUID NOT NULL,
+  project_id UUID NOT NULL,
+  entry_date DATE NOT NULL,
+  cost_currency VARCHAR,
+  cost_rate_id UUID,
+  cost_needs_fx BOOLEAN NOT NULL,
+  approved_e4 BIGINT,
+  paid_e4 BIGINT,
+  estimated_e4 BIGINT,
+  approved_b4 BIGINT,
+  paid_b4 BIGINT,
+  estimated_b4 BIGINT,
+  revenue_currency VARCHAR,
+  revenue_rate_id UUID,
+  revenue_needs_fx BOOLEAN NOT NULL,
+  billed_e4 BIGINT,
+  collected_e4 BIGINT,
+  billed_b4 BIGINT,
+  collected_b4 BIGINT,
+  missing_pay_rate BOOLEAN NOT NULL,
+  unbilled_seconds BIGINT NOT NULL
+);
+
+-- The priced facts summed per month of work, member, project, currencies and rates used
+-- (profitability_month_facts_for): a report reads its range's whole months here. *_missing_e4
+-- is the native sum of the amounts that had no FX rate (NULL: none). Sums are HUGEINT: a month
+-- of amounts can pass 64 bits.
+CREATE TABLE IF NOT EXISTS profitability_month_facts (
   workspace_id UUID NOT NULL,
   month DATE NOT NULL,
-  user_id UUID,
-  project_id UUID,
-  metric VARCHAR,
-  currency VARCHAR,
-  fx_rate_id UUID,
-  native_e4 BIGINT,
-  converted_e4 BIGINT,
-  missing_e4 BIGINT,
-  unbilled_seconds BIGINT NOT NULL,
-  fx_missing BOOLEAN NOT NULL,
-  needs_fx BOOLEAN NOT NULL,
-  missing_pay_rate BOOLEAN NOT NULL
+  user_id UUID NOT NULL,
+  project_id UUID NOT NULL,
+  cost_currency VARCHAR,
+  cost_rate_id UUID,
+  cost_needs_fx BOOLEAN NOT NULL,
+  revenue_currency VARCHAR,
+  revenue_rate_id UUID,
+  revenue_needs_fx BOOLEAN NOT NULL,
+  approved_e4 HUGEINT,
+  paid_e4 HUGEINT,
+  estimated_e4 HUGEINT,
+  billed_e4 HUGEINT,
+  collected_e4 HUGEINT,
+  approved_b4 HUGEINT,
+  paid_b4 HUGEINT,
+  estimated_b4 HUGEINT,
+  billed_b4 HUGEINT,
+  collected_b4 HUGEINT,
+  approved_missing_e4 HUGEINT,
+  paid_missing_e4 HUGEINT,
+  estimated_missing_e4 HUGEINT,
+  billed_missing_e4 HUGEINT,
+  collected_missing_e4 HUGEINT,
+  missing_pay_rate BOOLEAN NOT NULL,
+  unbilled_seconds HUGEINT NOT NULL
 );
-CREATE TABLE IF NOT EXISTS summary_dirty_cells (
+CREATE TABLE IF NOT EXISTS summary_dirty_months_of_facts (
   workspace_id UUID NOT NULL,
   month DATE NOT NULL,
   user_id UUID NOT NULL,
   project_id UUID NOT NULL
-);
-
--- Scratch of one profitability report (sql/duckdb/views/profitability_report.sql): the cells of
--- the days of partly covered months, inserted by the report's own read transaction and rolled
--- back with it, so no other transaction ever sees them.
-CREATE TABLE IF NOT EXISTS profitability_report_day_cells (
-  workspace_id UUID NOT NULL,
-  month DATE NOT NULL,
-  user_id UUID,
-  project_id UUID,
-  metric VARCHAR,
-  currency VARCHAR,
-  fx_rate_id UUID,
-  native_e4 BIGINT,
-  converted_e4 BIGINT,
-  missing_e4 BIGINT,
-  unbilled_seconds BIGINT NOT NULL,
-  fx_missing BOOLEAN NOT NULL,
-  needs_fx BOOLEAN NOT NULL,
-  missing_pay_rate BOOLEAN NOT NULL
 );
 
 -- payee_unpaid_totals_for(true): per payee, rate currency (NULL: no rate at the entry's date)
@@ -570,75 +595,6 @@ CREATE TABLE IF NOT EXISTS payee_unpaid_totals (
   unpriced BIGINT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS summary_dirty_payees (payee_id UUID NOT NULL);
-
--- profitability_member_cells_for(true): the month cells summed over projects, per month,
--- member, metric, currency and FX rate. A report reads its summary, member list and member
--- rows from these, and project rows from the month cells of the page's members only.
-CREATE TABLE IF NOT EXISTS profitability_member_cells (
-  workspace_id UUID NOT NULL,
-  month DATE NOT NULL,
-  user_id UUID,
-  metric VARCHAR,
-  currency VARCHAR,
-  fx_rate_id UUID,
-  native_e4 BIGINT,
-  converted_e4 BIGINT,
-  missing_e4 BIGINT,
-  unbilled_seconds BIGINT NOT NULL,
-  fx_missing BOOLEAN NOT NULL,
-  needs_fx BOOLEAN NOT NULL,
-  missing_pay_rate BOOLEAN NOT NULL
-);
-
--- Profitability reports of whole months and twelve months, kept ready (docs/summaries.md,
--- "Reports kept ready"). The sync owns the versions: every batch that changes what a period's
--- report shows gives that period a new version (a value of profitability_period_version) in
--- its own transaction. The refresher (src/reports/profitability/profitability.periods.ts)
--- owns the reports and members: it computes a period's report in one read snapshot and writes
--- it under the version it read there. A kept report serves only while its version is the
--- period's current one; any other request is computed from the cells.
-CREATE SEQUENCE IF NOT EXISTS profitability_period_version;
-CREATE TABLE IF NOT EXISTS profitability_period_versions (
-  workspace_id UUID NOT NULL,
-  period_from DATE NOT NULL,
-  period_to DATE NOT NULL,
-  version BIGINT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS summary_dirty_periods (
-  workspace_id UUID NOT NULL,
-  period_from DATE NOT NULL,
-  period_to DATE NOT NULL
-);
--- Months whose kept reports are stale (work or invoices changed in them).
-CREATE TABLE IF NOT EXISTS summary_dirty_months (workspace_id UUID NOT NULL, month DATE NOT NULL);
--- One row per period and user filter (user_id NULL: none): the parts of the report that do not
--- depend on the page, as the API's JSON text (summary: the record's summary; the lists: their
--- items, joined by commas).
-CREATE TABLE IF NOT EXISTS profitability_period_reports (
-  workspace_id UUID NOT NULL,
-  period_from DATE NOT NULL,
-  period_to DATE NOT NULL,
-  user_id UUID,
-  version BIGINT NOT NULL,
-  base_currency VARCHAR NOT NULL,
-  member_total BIGINT NOT NULL,
-  missing_rate_count BIGINT NOT NULL,
-  summary VARCHAR NOT NULL,
-  unallocated_revenue VARCHAR NOT NULL,
-  unreconciled_receipts VARCHAR NOT NULL,
-  missing_fx VARCHAR NOT NULL,
-  fx_rates VARCHAR NOT NULL
-);
--- Every member of a kept report, as the API writes it (with its projects), at its place.
-CREATE TABLE IF NOT EXISTS profitability_period_members (
-  workspace_id UUID NOT NULL,
-  period_from DATE NOT NULL,
-  period_to DATE NOT NULL,
-  user_id UUID,
-  version BIGINT NOT NULL,
-  position BIGINT NOT NULL,
-  json VARCHAR NOT NULL
-);
 
 -- Export journal (src/exports/export-journal.ts, docs/exports.md) ------------------------------
 -- Which rows of the exported tables each sync batch changed, written in the same DuckDB

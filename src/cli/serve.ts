@@ -2,10 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../http/app.ts';
 import type { ReadModelRuntime } from '../runtime.ts';
 import { ExportScheduler, loadSchedules } from '../exports/schedules.ts';
-import {
-  keepReportsReady,
-  PeriodReportRefresher,
-} from '../reports/profitability/profitability.periods.ts';
 import { SyncService } from '../sync/sync-service.ts';
 import { TokenIdentityCache } from '../tokens/token-identity-cache.ts';
 import { info, progressLine } from './output.ts';
@@ -23,7 +19,6 @@ export async function serve(
   // Checked before anything listens: a bad schedules file is one line and exit code 1.
   const schedules = config.exportSchedules ? await loadSchedules(config.exportSchedules) : [];
   const sync = createSyncService(runtime);
-  const periodReports = new PeriodReportRefresher(runtime.readModel, info);
   const tokenIdentities = await TokenIdentityCache.listen(runtime.pool, (error) =>
     info(
       `token cache: lost its PostgreSQL notifications, reading tokens from the store (${String(error)})`,
@@ -36,7 +31,6 @@ export async function serve(
     tokenEnv: config.tokenEnv,
     logLevel: config.logLevel,
     sync,
-    periodReports,
     recordCacheRows: config.recordCacheRows,
     tokenIdentities,
     rateLimit: {
@@ -51,7 +45,6 @@ export async function serve(
     log: info,
   });
   const close = async () => {
-    await periodReports.stop();
     await scheduler.stop();
     await app.close();
     await tokenIdentities.close();
@@ -78,8 +71,6 @@ export async function serve(
     await close().catch(() => undefined);
     throw error;
   }
-  // Keeps the reports of whole months and twelve months that were asked for ready.
-  periodReports.start(runtime.status);
   if (schedules.length > 0) {
     info(`Export schedules: ${schedules.map((s) => `${s.id} (${s.cron.source})`).join(', ')}`);
     // Catches up on times missed while the server was down, then runs each on its timer.
@@ -114,7 +105,6 @@ export async function syncNow(runtime: ReadModelRuntime): Promise<void> {
   const sync = createSyncService(runtime);
   const started = Date.now();
   await sync.catchUp();
-  await keepReportsReady(runtime.readModel);
   info(
     `sync: up to date at ${sync.metrics.appliedLsn} in ${((Date.now() - started) / 1000).toFixed(1)} s (${sync.metrics.rowsApplied.toLocaleString('en-US')} changes streamed, ${sync.metrics.fullLoads} full load${sync.metrics.fullLoads === 1 ? '' : 's'}); data as of ${runtime.status.dataAsOf?.toISOString() ?? '-'}`,
   );

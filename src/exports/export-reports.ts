@@ -1,8 +1,6 @@
-import type { DuckDBConnection } from '@duckdb/node-api';
 import type { AccessRule } from '../http/access.ts';
 import { OWNER_ADMIN } from '../http/access.ts';
 import type { SqlParams } from '../http/list/sql-params.ts';
-import { fillDayCells } from '../reports/profitability/profitability.query.ts';
 import { wholeMonthsOf } from '../reports/profitability/profitability.range.ts';
 import type { Plan } from '../store/schema.ts';
 
@@ -77,11 +75,6 @@ export interface ExportReport {
    * written in parts by ranges of it (export-writer.ts).
    */
   partitionKey?: { sql: string; type: string };
-  /**
-   * Work the report needs done first in the run's read transaction (which rolls back), on the
-   * run's own connection: no report that has it is written in parts.
-   */
-  prepare?(connection: DuckDBConnection, p: ExportParams): Promise<void>;
 }
 
 const FINALIZED: AccessRule = { roles: OWNER_ADMIN, scope: 'read' };
@@ -398,8 +391,8 @@ function profitabilityParams(p: ExportParams) {
 
 /**
  * The `part` rows of profitability_report of the whole workspace for the range, every member
- * on one page, as the API computes it (its whole months bound, the other days computed first
- * by `prepare`), with the workspace's base currency.
+ * on one page, as the API computes it (its whole months bound), with the workspace's base
+ * currency.
  */
 function profitabilitySource(p: ExportParams, params: SqlParams, part: 'member' | 'project') {
   const { workspaceId, from, to, perPage } = profitabilityParams(p);
@@ -415,9 +408,6 @@ function profitabilitySource(p: ExportParams, params: SqlParams, part: 'member' 
   };
 }
 
-const prepareProfitability = (connection: DuckDBConnection, p: ExportParams) =>
-  fillDayCells(connection, profitabilityParams(p));
-
 const identity = [
   col('userId', 'x.user_id', 'uuid'),
   col('payeeId', 'x.payee_id', 'uuid'),
@@ -431,7 +421,6 @@ const profitabilityMembers: ExportReport = {
   columns: [...identity, col('baseCurrency', 'b.base_currency', 'text'), ...metricColumns],
   source: (p, params) => profitabilitySource(p, params, 'member'),
   orderBy: 'x.position',
-  prepare: prepareProfitability,
 };
 
 const profitabilityProjects: ExportReport = {
@@ -447,7 +436,6 @@ const profitabilityProjects: ExportReport = {
   ],
   source: (p, params) => profitabilitySource(p, params, 'project'),
   orderBy: 'x.member_position, x.project_name IS NULL, x.project_name, x.project_id',
-  prepare: prepareProfitability,
 };
 
 export const EXPORT_REPORTS: readonly ExportReport[] = [

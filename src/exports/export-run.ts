@@ -249,7 +249,6 @@ export async function runExportOn(
   const started = Date.now();
   try {
     await connection.run('BEGIN TRANSACTION');
-    await report.prepare?.(connection, params);
     let manifest: Manifest;
     let helpers: DuckDBConnection[] = [];
     let parts = 1;

@@ -12,11 +12,6 @@ import { registerInvoiceRoutes } from '../api/invoices/invoice.route.ts';
 import { registerProjectRoutes } from '../api/projects/project.route.ts';
 import { registerTimeEntryRoutes } from '../api/time-entries/time-entry.route.ts';
 import { registerPayoutSummaryRoute } from '../reports/payout-summary/payout-summary.route.ts';
-import type {
-  Period,
-  PeriodReportRefresher,
-} from '../reports/profitability/profitability.periods.ts';
-import { KeptPages } from '../reports/profitability/profitability.kept.ts';
 import { registerProfitabilityRoute } from '../reports/profitability/profitability.route.ts';
 import { registerTeamPayoutRoutes } from '../reports/team-payouts/team-payouts.route.ts';
 import { loadServerSecret } from '../store/server-secret.ts';
@@ -27,7 +22,6 @@ import { authenticate } from './auth.ts';
 import { TokenUseRecorder } from '../tokens/token.repository.ts';
 import type { TokenIdentityCache } from '../tokens/token-identity-cache.ts';
 import { ConnectionPool } from '../readmodel/connection-pool.ts';
-import type { PlanCache } from '../readmodel/plan-cache.ts';
 import { RecordCache } from '../readmodel/record-cache.ts';
 import { registerJsonBodyParser } from './json-body.ts';
 import { registerOpenApiRoutes } from './openapi.ts';
@@ -52,27 +46,17 @@ export interface AppDependencies {
   /** Token identities kept in memory; without it every request reads its token from the store. */
   tokenIdentities?: TokenIdentityCache;
   /**
-   * The read model's connections and their kept plans (tests and benchmarks pass their own to
-   * count or drop plans); the app makes them when absent, and closes them either way.
+   * The read model's connections (tests and benchmarks may pass their own); the app makes them
+   * when absent, and closes them either way.
    */
   connections?: ConnectionPool;
-  /**
-   * Whether profitability reports of whole months and twelve months are served from the
-   * reports kept ready (default true); benchmarks turn it off to measure the computed report.
-   */
-  keptReports?: boolean;
-  /** Keeps ready the periods whose reports were computed (a server runs one; tests refresh by hand). */
-  periodReports?: PeriodReportRefresher;
 }
 
 /** What routes get: the stores, and a way to run a read against the read model. */
 export interface RouteContext {
   db: Kysely<Database>;
-  /**
-   * Runs `read` on a read-model connection, with the plans kept for that connection;
-   * 503 until the first sync has finished.
-   */
-  read<T>(read: (connection: DuckDBConnection, plans: PlanCache) => Promise<T>): Promise<T>;
+  /** Runs `read` on a read-model connection; 503 until the first sync has finished. */
+  read<T>(read: (connection: DuckDBConnection) => Promise<T>): Promise<T>;
   /**
    * For writes (read-your-writes, decisions 1): call after the write's transaction has
    * committed; resolves once the read model shows it, or throws 503 read_model_unavailable
@@ -83,12 +67,6 @@ export interface RouteContext {
   cursors: CursorCodec;
   /** Rows of list pages kept between requests, current with the read model's commits. */
   records: RecordCache;
-  /** Whether profitability reports may be served from the reports kept ready. */
-  keptReports: boolean;
-  /** Pages of kept reports read lately, by the version they were kept for. */
-  keptPages: KeptPages;
-  /** A period's report was computed: keep it ready from now on (profitability.periods.ts). */
-  requestKept(period: Period): void;
 }
 
 export const API_PREFIX = '/api/v1';
@@ -135,11 +113,6 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     db: deps.db,
     cursors: new CursorCodec(await loadServerSecret(deps.db, 'list-cursors')),
     records: new RecordCache(deps.status, deps.recordCacheRows),
-    keptReports: deps.keptReports ?? true,
-    keptPages: new KeptPages(deps.status),
-    requestKept(period) {
-      deps.periodReports?.request(period);
-    },
     async read(read) {
       if (!deps.status.ready) throw readModelUnavailable();
       return connections.use(read);

@@ -1,12 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { PlanCache, type PlanCounts } from './plan-cache.ts';
 import type { ReadModel } from './read-model.ts';
-
-interface PooledConnection {
-  connection: DuckDBConnection;
-  /** Statements planned on this connection, reused while the data is the same. */
-  plans: PlanCache;
-}
 
 /**
  * Read-model connections kept between requests: opening one per request cost several
@@ -14,44 +7,27 @@ interface PooledConnection {
  * so no request inherits another's open transaction.
  */
 export class ConnectionPool {
-  private idle: PooledConnection[] = [];
-  /** Plans made and plans reused on every connection of this pool. */
-  readonly planCounts: PlanCounts = { planned: 0, reused: 0 };
+  private idle: DuckDBConnection[] = [];
 
   constructor(
     private readonly readModel: ReadModel,
     private readonly maxIdle = 4,
   ) {}
 
-  async use<T>(work: (connection: DuckDBConnection, plans: PlanCache) => Promise<T>): Promise<T> {
-    const pooled = this.idle.pop() ?? (await this.open());
+  async use<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
+    const connection = this.idle.pop() ?? (await this.readModel.connect());
     let reusable = false;
     try {
-      const result = await work(pooled.connection, pooled.plans);
+      const result = await work(connection);
       reusable = true;
       return result;
     } finally {
-      if (reusable && this.idle.length < this.maxIdle) this.idle.push(pooled);
-      else closePooled(pooled);
+      if (reusable && this.idle.length < this.maxIdle) this.idle.push(connection);
+      else connection.closeSync();
     }
   }
 
-  /** Drops every idle connection's plans (benchmarks measure a report's first request so). */
-  clearPlans(): void {
-    for (const pooled of this.idle) pooled.plans.clear();
-  }
-
   close(): void {
-    for (const pooled of this.idle.splice(0)) closePooled(pooled);
+    for (const connection of this.idle.splice(0)) connection.closeSync();
   }
-
-  private async open(): Promise<PooledConnection> {
-    const connection = await this.readModel.connect();
-    return { connection, plans: new PlanCache(connection, this.planCounts) };
-  }
-}
-
-function closePooled(pooled: PooledConnection): void {
-  pooled.plans.clear();
-  pooled.connection.closeSync();
 }

@@ -9,17 +9,15 @@ export const SUMMARY_TABLES = [
   'team_bill_figures',
   'payee_entry_pay',
   'payee_unpaid_totals',
-  'profitability_month_cells',
-  'profitability_member_cells',
+  'profitability_facts',
+  'profitability_month_facts',
   'invoice_unallocated_nets',
   'summary_dirty_bills',
   'summary_dirty_invoices',
   'summary_dirty_entries',
   'summary_dirty_payees',
-  'summary_dirty_cells',
-  'profitability_period_versions',
-  'summary_dirty_periods',
-  'summary_dirty_months',
+  'summary_dirty_facts',
+  'summary_dirty_months_of_facts',
 ] as const;
 
 /** Entries refreshed per statement when payee_entry_pay is built whole (bounds its memory). */
@@ -48,8 +46,10 @@ export async function rebuildSummaries(duck: DuckDBConnection): Promise<void> {
   // Every payee was touched by some slice: its totals are built once, whole.
   await duck.run('DELETE FROM summary_dirty_payees');
   await duck.run('INSERT INTO payee_unpaid_totals FROM payee_unpaid_totals_for(true)');
-  // Month cells a run of consecutive months at a time, up to about a slice of entries: one
-  // month of a large workspace, a small workspace whole.
+  // Priced facts a run of consecutive months at a time, up to about a slice of entries (one
+  // month of a large workspace, a small workspace whole), in entry-date order: each run is
+  // appended after the one before, so the table ends up in date order and a report's range of
+  // days reads a few row groups. The month rollup is built once, whole, from them.
   const months = (
     await duck.runAndReadAll(
       `SELECT CAST(workspace_id AS VARCHAR), CAST(entry_month(entry_date) AS VARCHAR) AS month,
@@ -62,13 +62,13 @@ export async function rebuildSummaries(duck: DuckDBConnection): Promise<void> {
     if (!run) return;
     const params = new SqlParams();
     await duck.run(
-      `INSERT INTO summary_dirty_cells
-       SELECT DISTINCT workspace_id, entry_month(entry_date), user_id, project_id FROM time_entries
+      `INSERT INTO summary_dirty_facts
+       SELECT id FROM time_entries
        WHERE workspace_id = ${params.bind(run.workspace, 'UUID')}
          AND ${params.in('entry_month(entry_date)', run.months, 'DATE')}`,
       params.values,
     );
-    await refreshCells(duck);
+    await refreshFacts(duck, { rollup: false });
     run = null;
   };
   for (const [workspace, month, entries] of months) {
@@ -79,17 +79,16 @@ export async function rebuildSummaries(duck: DuckDBConnection): Promise<void> {
     run.entries += Number(entries);
   }
   await flush();
-  await refreshPeriods(duck);
+  await duck.run(
+    `INSERT INTO profitability_month_facts BY NAME
+     SELECT * FROM profitability_month_facts_for(true, NULL, NULL)
+     ORDER BY workspace_id, month, user_id, project_id`,
+  );
 }
 
 /** The ids a change file (`source`, columns as text) names, as UUIDs. */
 const ids = (source: string, column = 'id') =>
   `SELECT DISTINCT CAST(${column} AS UUID) FROM ${source} WHERE ${column} IS NOT NULL`;
-
-/** The month cells of some entries (deleted ones too: their cell loses them). */
-const cellsOfEntries = (entryIds: string) =>
-  `SELECT DISTINCT workspace_id, entry_month(entry_date), user_id, project_id FROM time_entries
-   WHERE id IN (${entryIds})`;
 
 /** The entries of the users of some payees (a payee's work is its user's entries). */
 const entriesOfPayees = (payeeIds: string) =>
@@ -110,29 +109,9 @@ const entriesOfInvoices = (invoiceIds: string) =>
 const invoicesOfLines = (source: string) =>
   `SELECT invoice_id FROM invoice_lines WHERE id IN (${ids(source)})`;
 
-/**
- * The issue months of some invoices: a report lists their unallocated revenue and unreconciled
- * receipts by issue date.
- */
-const monthsOfInvoices = (invoiceIds: string) =>
-  `SELECT DISTINCT workspace_id, entry_month(issue_date) FROM invoices
-   WHERE id IN (${invoiceIds}) AND issue_date IS NOT NULL`;
-
-/** Every month cell of some workspaces (their FX rates or base currency changed). */
-const cellsOfWorkspaces = (workspaceIds: string) =>
-  `SELECT DISTINCT workspace_id, entry_month(entry_date), user_id, project_id FROM time_entries
-   WHERE workspace_id IN (${workspaceIds})`;
-
-/** Every versioned period of the workspaces `workspaceIds` selects. */
-const periodsOf = (workspaceIds: string) =>
-  `SELECT workspace_id, period_from, period_to FROM profitability_period_versions
-   WHERE workspace_id IN (${workspaceIds})`;
-
-/** Every cell and every kept report of the workspaces `workspaceIds(source)` selects. */
-const wholeWorkspaces = (workspaceIds: (source: string) => string): Stale => ({
-  cells: (source) => cellsOfWorkspaces(workspaceIds(source)),
-  workspaces: workspaceIds,
-});
+/** Every entry of some workspaces (their FX rates or base currency changed). */
+const entriesOfWorkspaces = (workspaceIds: string) =>
+  `SELECT id FROM time_entries WHERE workspace_id IN (${workspaceIds})`;
 
 interface Stale {
   /** Bills whose figures (team_bill_figures) are stale. */
@@ -141,15 +120,8 @@ interface Stale {
   invoices?: (source: string) => string;
   /** Entries whose payee_entry_pay row is stale. */
   entries?: (source: string) => string;
-  /** Month cells that are stale (workspace_id, month, user_id, project_id). */
-  cells?: (source: string) => string;
-  /**
-   * Months whose kept reports are stale beyond their cells' (workspace_id, month): the invoices
-   * a report lists by issue date. The months of stale cells are found from the cells.
-   */
-  months?: (source: string) => string;
-  /** Workspaces every kept report of which is stale (a name, rate or currency it shows changed). */
-  workspaces?: (source: string) => string;
+  /** Entries whose priced facts (profitability_facts) are stale. */
+  facts?: (source: string) => string;
 }
 
 /**
@@ -162,24 +134,22 @@ interface Stale {
 const STALE: Record<string, Stale> = {
   time_entries: {
     entries: (source) => ids(source),
-    cells: (source) => cellsOfEntries(ids(source)),
+    facts: (source) => ids(source),
   },
   payees: {
     entries: (source) => entriesOfPayees(ids(source)),
-    cells: (source) => cellsOfEntries(entriesOfPayees(ids(source))),
+    facts: (source) => entriesOfPayees(ids(source)),
   },
   payee_rates: {
     entries: (source) =>
       entriesOfPayees(`SELECT payee_id FROM payee_rates WHERE id IN (${ids(source)})`),
-    cells: (source) =>
-      cellsOfEntries(
-        entriesOfPayees(`SELECT payee_id FROM payee_rates WHERE id IN (${ids(source)})`),
-      ),
+    facts: (source) =>
+      entriesOfPayees(`SELECT payee_id FROM payee_rates WHERE id IN (${ids(source)})`),
   },
   team_bills: {
     bills: (source) => ids(source),
     entries: (source) => entriesOfBills(ids(source)),
-    cells: (source) => cellsOfEntries(entriesOfBills(ids(source))),
+    facts: (source) => entriesOfBills(ids(source)),
   },
   team_bill_lines: {
     bills: (source) => `SELECT bill_id FROM team_bill_lines WHERE id IN (${ids(source)})`,
@@ -187,61 +157,47 @@ const STALE: Record<string, Stale> = {
       `SELECT time_entry_id FROM team_bill_lines
        WHERE id IN (${ids(source)}) AND time_entry_id IS NOT NULL`,
     // A line changes its bill's total, which every line of the bill is paid a share of.
-    cells: (source) =>
-      cellsOfEntries(
-        entriesOfBills(`SELECT bill_id FROM team_bill_lines WHERE id IN (${ids(source)})`),
-      ),
+    facts: (source) =>
+      entriesOfBills(`SELECT bill_id FROM team_bill_lines WHERE id IN (${ids(source)})`),
   },
   team_payments: {
     bills: (source) =>
       `SELECT bill_id FROM team_payment_allocations WHERE payment_id IN (${ids(source)})`,
-    cells: (source) =>
-      cellsOfEntries(
-        entriesOfBills(
-          `SELECT bill_id FROM team_payment_allocations WHERE payment_id IN (${ids(source)})`,
-        ),
+    facts: (source) =>
+      entriesOfBills(
+        `SELECT bill_id FROM team_payment_allocations WHERE payment_id IN (${ids(source)})`,
       ),
   },
   team_payment_allocations: {
     bills: (source) => ids(source, 'bill_id'),
-    cells: (source) =>
-      cellsOfEntries(
-        // Keyed by (payment_id, bill_id): the change file names the bill itself.
-        entriesOfBills(ids(source, 'bill_id')),
-      ),
+    // Keyed by (payment_id, bill_id): the change file names the bill itself.
+    facts: (source) => entriesOfBills(ids(source, 'bill_id')),
   },
   invoices: {
     invoices: (source) => ids(source),
-    cells: (source) => cellsOfEntries(entriesOfInvoices(ids(source))),
-    months: (source) => monthsOfInvoices(ids(source)),
+    facts: (source) => entriesOfInvoices(ids(source)),
   },
   invoice_lines: {
     invoices: (source) => invoicesOfLines(source),
-    cells: (source) => cellsOfEntries(entriesOfInvoices(invoicesOfLines(source))),
-    months: (source) => monthsOfInvoices(invoicesOfLines(source)),
+    // A line changes its invoice's subtotal, which sets every line's net.
+    facts: (source) => entriesOfInvoices(invoicesOfLines(source)),
   },
-  // A rate converts any period's amounts: its invoices' too, in a period with no work.
-  fx_rates: wholeWorkspaces(
-    (source) => `SELECT workspace_id FROM fx_rates WHERE id IN (${ids(source)})`,
-  ),
-  // The kept reports show project names and, for a member without a payee, the user's name.
-  projects: {
-    workspaces: (source) => `SELECT workspace_id FROM projects WHERE id IN (${ids(source)})`,
-  },
-  users: {
-    workspaces: (source) => `SELECT workspace_id FROM users WHERE id IN (${ids(source)})`,
+  // A rate converts the amounts of any entry of its workspace.
+  fx_rates: {
+    facts: (source) =>
+      entriesOfWorkspaces(`SELECT workspace_id FROM fx_rates WHERE id IN (${ids(source)})`),
   },
 };
 
 /**
  * The workspaces whose base currency a change file changes (or deletes): every amount's
- * conversion changes, and every kept report shows the base currency, a period with no work in
- * it too. Read before the file is applied, comparing the old row with the new.
+ * conversion changes. Read before the file is applied, comparing the old row with the new.
  */
-const REBASED = wholeWorkspaces(
-  (source) => `SELECT w.id FROM workspaces w JOIN ${source} s ON w.id = CAST(s.id AS UUID)
-   WHERE s.base_currency IS DISTINCT FROM w.base_currency`,
-);
+const REBASED: Stale = {
+  facts: (source) =>
+    entriesOfWorkspaces(`SELECT w.id FROM workspaces w JOIN ${source} s ON w.id = CAST(s.id AS UUID)
+     WHERE s.base_currency IS DISTINCT FROM w.base_currency`),
+};
 
 /**
  * The summaries' share of one sync batch flush (ChangeBatch.flush), like the search index's:
@@ -268,8 +224,7 @@ export class SummaryUpdate {
     await refreshKeys(duck, 'invoice_unallocated_nets', 'invoice_id', 'summary_dirty_invoices');
     await refreshEntries(duck);
     await refreshKeys(duck, 'payee_unpaid_totals', 'payee_id', 'summary_dirty_payees');
-    await refreshCells(duck);
-    await refreshPeriods(duck);
+    await refreshFacts(duck, { rollup: true });
     this.touched = false;
   }
 
@@ -286,11 +241,7 @@ export class SummaryUpdate {
       await duck.run(`INSERT INTO summary_dirty_invoices ${stale.invoices(source)}`);
     }
     if (stale.entries) await duck.run(`INSERT INTO summary_dirty_entries ${stale.entries(source)}`);
-    if (stale.cells) await duck.run(`INSERT INTO summary_dirty_cells ${stale.cells(source)}`);
-    if (stale.months) await duck.run(`INSERT INTO summary_dirty_months ${stale.months(source)}`);
-    if (stale.workspaces) {
-      await duck.run(`INSERT INTO summary_dirty_periods ${periodsOf(stale.workspaces(source))}`);
-    }
+    if (stale.facts) await duck.run(`INSERT INTO summary_dirty_facts ${stale.facts(source)}`);
   }
 }
 
@@ -325,98 +276,66 @@ async function refreshKeys(duck: DuckDBConnection, table: string, key: string, d
 }
 
 /**
- * profitability_month_cells for the cells in summary_dirty_cells, which it empties: per
- * workspace, profitability_cells over the dirty months with `dirty` (their entries only); then
- * profitability_member_cells for the members and months of those cells.
- *
- * Both are written sorted by month, then member (DuckDB keeps an INSERT's ORDER BY in storage),
- * so a full build leaves each member's cells of a month together: a report for one member
- * reads its cells' columns from a few places instead of from every vector of the range (a
- * year of one member on the 10M-entry workspace: 5-13 ms against 86-98 ms to read them).
- * A sync batch appends its cells sorted the same way after the rest.
+ * profitability_facts for the entries in summary_dirty_facts, which it empties: their rows
+ * deleted, then inserted again from profitability_facts_for (per workspace, in entry-date
+ * order). With `rollup`, the month rollup rows of those facts, before and after, are computed
+ * again from the facts (a first load builds the rollup whole instead).
  */
-async function refreshCells(duck: DuckDBConnection): Promise<void> {
-  // Per workspace, runs of dirty months no more than a year apart: profitability_cells looks
-  // FX rates up for every day of its range, and one entry dated 9999-12-31 beside others of
-  // this decade made one range of 2.9 million days (12 s for a workspace of a few rows).
-  const ranges = (
+async function refreshFacts(duck: DuckDBConnection, options: { rollup: boolean }): Promise<void> {
+  const dirty = 'SELECT time_entry_id FROM summary_dirty_facts';
+  // The rollup keys of the dirty entries' facts: run before the facts change and after.
+  const rollupKeys = `INSERT INTO summary_dirty_months_of_facts
+    SELECT DISTINCT workspace_id, entry_month(entry_date), user_id, project_id
+    FROM profitability_facts WHERE time_entry_id IN (${dirty})`;
+  if (options.rollup) await duck.run(rollupKeys);
+  await duck.run(`DELETE FROM profitability_facts WHERE time_entry_id IN (${dirty})`);
+  const workspaces = (
     await duck.runAndReadAll(
-      `SELECT workspace_id, min(month), last_day(max(month)) FROM (
-         SELECT workspace_id, month,
-           count(*) FILTER (WHERE month > previous + INTERVAL 12 MONTH)
-             OVER (PARTITION BY workspace_id ORDER BY month) AS run
-         FROM (
-           SELECT workspace_id, month,
-             lag(month) OVER (PARTITION BY workspace_id ORDER BY month) AS previous
-           FROM (SELECT DISTINCT workspace_id, month FROM summary_dirty_cells)
-         )
-       )
-       GROUP BY workspace_id, run`,
+      `SELECT DISTINCT CAST(workspace_id AS VARCHAR) FROM time_entries WHERE id IN (${dirty})`,
     )
   ).getRows();
-  if (ranges.length === 0) return;
-  await duck.run(
-    `DELETE FROM profitability_month_cells c USING summary_dirty_cells d
-     WHERE c.workspace_id = d.workspace_id AND c.month = d.month
-       AND c.user_id = d.user_id AND c.project_id = d.project_id`,
-  );
-  for (const [workspace, from, to] of ranges) {
+  for (const [workspace] of workspaces) {
+    const params = new SqlParams();
+    const ws = params.bind(String(workspace), 'UUID');
     await duck.run(
-      `INSERT INTO profitability_month_cells BY NAME
-       SELECT CAST($workspace AS UUID) AS workspace_id, *
-       FROM profitability_cells(CAST($workspace AS UUID), CAST($from AS DATE), CAST($to AS DATE),
-         NULL, NULL, NULL, dirty := true)
-       ORDER BY month, user_id, project_id`,
-      { workspace: String(workspace), from: String(from), to: String(to) },
+      `INSERT INTO profitability_facts BY NAME
+       SELECT ${ws} AS workspace_id, * FROM profitability_facts_for(${ws}, true)
+       ORDER BY entry_date`,
+      params.values,
     );
   }
-  // The members' sums over projects, for the members and months of the dirty cells.
-  await duck.run(
-    `DELETE FROM profitability_member_cells m USING summary_dirty_cells d
-     WHERE m.workspace_id = d.workspace_id AND m.month = d.month AND m.user_id = d.user_id`,
-  );
-  await duck.run(
-    `INSERT INTO profitability_member_cells BY NAME
-     SELECT * FROM profitability_member_cells_for(false) ORDER BY workspace_id, month, user_id`,
-  );
-  // The kept reports of the cells' months are stale.
-  await duck.run(
-    'INSERT INTO summary_dirty_months SELECT DISTINCT workspace_id, month FROM summary_dirty_cells',
-  );
-  await duck.run('DELETE FROM summary_dirty_cells');
+  if (options.rollup) await duck.run(rollupKeys);
+  await duck.run('DELETE FROM summary_dirty_facts');
+  if (options.rollup) await refreshMonthFacts(duck);
 }
 
 /**
- * A new version for every period in summary_dirty_periods and every period holding a month of
- * summary_dirty_months, which it empties: the reports kept for those periods no longer serve
- * (profitability.periods.ts computes them again). A month gets its own period, its calendar
- * year and the twelve months ending with it the first time it changes, so every period that
- * can be kept (a month, twelve months) and holds work or invoices has a version.
+ * profitability_month_facts for the keys in summary_dirty_months_of_facts, which it empties:
+ * their rows deleted, then summed again from the facts of their months only (the facts lie in
+ * date order, so the months' bounds, passed as literals, skip the rest).
  */
-async function refreshPeriods(duck: DuckDBConnection): Promise<void> {
+async function refreshMonthFacts(duck: DuckDBConnection): Promise<void> {
+  const [bounds] = (
+    await duck.runAndReadAll(
+      `SELECT CAST(min(month) AS VARCHAR), CAST(last_day(max(month)) AS VARCHAR)
+       FROM summary_dirty_months_of_facts`,
+    )
+  ).getRows();
+  const [from, to] = bounds ?? [];
+  if (from === null || from === undefined) return;
   await duck.run(
-    `INSERT INTO summary_dirty_periods
-     WITH months AS (SELECT DISTINCT workspace_id, month FROM summary_dirty_months)
-     SELECT workspace_id, month, last_day(month) FROM months
-     UNION
-     SELECT workspace_id, make_date(year(month), 1, 1), make_date(year(month), 12, 31) FROM months
-     UNION
-     SELECT workspace_id, CAST(month - INTERVAL 11 MONTH AS DATE), last_day(month) FROM months
-     UNION
-     SELECT v.workspace_id, v.period_from, v.period_to
-     FROM profitability_period_versions v
-     JOIN months m ON m.workspace_id = v.workspace_id AND m.month BETWEEN v.period_from AND v.period_to`,
+    `DELETE FROM profitability_month_facts m USING summary_dirty_months_of_facts d
+     WHERE m.workspace_id = d.workspace_id AND m.month = d.month
+       AND m.user_id = d.user_id AND m.project_id = d.project_id`,
   );
+  const params = new SqlParams();
   await duck.run(
-    `DELETE FROM profitability_period_versions v USING summary_dirty_periods d
-     WHERE v.workspace_id = d.workspace_id AND v.period_from = d.period_from
-       AND v.period_to = d.period_to`,
+    `INSERT INTO profitability_month_facts BY NAME
+     SELECT * FROM profitability_month_facts_for(
+       false, ${params.bind(String(from), 'DATE')}, ${params.bind(String(to), 'DATE')}
+     )
+     ORDER BY workspace_id, month, user_id, project_id`,
+    params.values,
   );
-  await duck.run(
-    `INSERT INTO profitability_period_versions
-     SELECT workspace_id, period_from, period_to, nextval('profitability_period_version')
-     FROM (SELECT DISTINCT workspace_id, period_from, period_to FROM summary_dirty_periods)`,
-  );
-  await duck.run('DELETE FROM summary_dirty_periods');
-  await duck.run('DELETE FROM summary_dirty_months');
+  await duck.run('DELETE FROM summary_dirty_months_of_facts');
 }

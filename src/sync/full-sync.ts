@@ -25,11 +25,6 @@ const LOCAL_TABLES = new Set<string>([
   'sync_pending_slots',
   'currencies',
   'read_model_meta',
-  // Scratch of a profitability report's own read transaction (never committed).
-  'profitability_report_day_cells',
-  // The reports kept ready, written by their refresher (profitability.periods.ts).
-  'profitability_period_reports',
-  'profitability_period_members',
   ...SEARCH_TABLES,
   ...SUMMARY_TABLES,
   ...EXPORT_JOURNAL_TABLES,

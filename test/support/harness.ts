@@ -9,10 +9,6 @@ import type { ImportResult } from '../../src/snapshot/import.ts';
 import { createKysely, createPool } from '../../src/store/database.ts';
 import type { Database } from '../../src/store/schema.ts';
 import { ConnectionPool } from '../../src/readmodel/connection-pool.ts';
-import {
-  keepReportsReady,
-  type Wanted,
-} from '../../src/reports/profitability/profitability.periods.ts';
 import { fullSync } from '../../src/sync/full-sync.ts';
 import { SyncService } from '../../src/sync/sync-service.ts';
 import { TokenIdentityCache } from '../../src/tokens/token-identity-cache.ts';
@@ -30,7 +26,7 @@ export interface Harness {
   syncService: SyncService | undefined;
   /** The app's token identities, kept current by PostgreSQL's notifications. */
   tokenIdentities: TokenIdentityCache;
-  /** The app's read-model connections, with their kept plans. */
+  /** The app's read-model connections. */
   connections: ConnectionPool;
   /** Imports a snapshot object (written to a temp JSON file first). */
   importObject(snapshot: unknown, options?: { replace?: boolean }): Promise<ImportResult>;
@@ -39,11 +35,6 @@ export interface Harness {
    * starts the sync service and every call waits until it has caught up.
    */
   sync(): Promise<void>;
-  /**
-   * Keeps the profitability reports of `wanted` periods ready, as a server does after a commit
-   * for the periods asked for (default: every period with work); returns how many it computed.
-   */
-  keepReports(wanted?: Wanted): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -93,7 +84,6 @@ export async function createHarness(
       const result = await fullSync(pool, readModel);
       status.committed(result.dataAsOf, 'everything');
     },
-    keepReports: (wanted = 'all') => keepReportsReady(readModel, wanted),
     tokenIdentities,
     connections,
     async close() {

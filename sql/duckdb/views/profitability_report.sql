@@ -41,49 +41,48 @@
 -- amount to convert, used or not, by currency, effective date and id; used = it converted an
 -- amount; rate without trailing zeros; created_at_ms in milliseconds since 1970 (choice 40).
 --
--- The whole months of the range come from the cells the sync keeps. The days of partly
--- covered months are read from profitability_report_day_cells, which the report's own read
--- transaction fills from profitability_cells first (and rolls back): a range of whole months
--- leaves it empty, and this statement never plans the per-entry views.
+-- The whole months of the range come from the month rollup of the priced facts
+-- (profitability_month_facts), the other days from the facts themselves (profitability_facts),
+-- both kept by the sync (docs/summaries.md); no row is computed per request.
 CREATE OR REPLACE MACRO profitability_report(ws, d_from, d_to, whole_from, whole_to, user_filter, project_filter, client_filter, page_no, per_page) AS TABLE
 WITH
-day_cells AS (
-  SELECT * EXCLUDE (workspace_id) FROM profitability_report_day_cells WHERE workspace_id = ws
+filter_projects AS (
+  SELECT id FROM projects WHERE workspace_id = ws AND client_id = client_filter
 ),
--- The whole months' project cells. Only the page's members need their project rows, so the
--- others are read at the member grain (member_month_cells) unless a project or client filter
--- asks for project rows anyway.
-month_project_cells AS (
+-- The range's rows, in the rollup's form: per member, project, currencies and rates used, the
+-- sums of the amounts (native *_e4, converted *_b4, and *_missing_e4: the native sum of the
+-- amounts that had no FX rate, NULL when none had).
+range_rows AS MATERIALIZED (
   SELECT * EXCLUDE (workspace_id, month)
-  FROM profitability_month_cells
+  FROM profitability_month_facts
   WHERE workspace_id = ws
     AND month BETWEEN whole_from AND whole_to
     AND (user_filter IS NULL OR user_id = user_filter)
     AND (project_filter IS NULL OR project_id = project_filter)
-    AND (
-      client_filter IS NULL
-      OR project_id IN (SELECT id FROM projects WHERE workspace_id = ws AND client_id = client_filter)
-    )
-),
--- Every member's cells summed over projects, over the whole range.
-member_cells AS MATERIALIZED (
-  SELECT * EXCLUDE (workspace_id, month)
-  FROM profitability_member_cells
+    AND (client_filter IS NULL OR project_id IN (SELECT id FROM filter_projects))
+  UNION ALL BY NAME
+  SELECT
+    user_id, project_id, cost_currency, cost_rate_id, cost_needs_fx,
+    revenue_currency, revenue_rate_id, revenue_needs_fx,
+    approved_e4, paid_e4, estimated_e4, billed_e4, collected_e4,
+    approved_b4, paid_b4, estimated_b4, billed_b4, collected_b4,
+    CASE WHEN approved_b4 IS NULL THEN approved_e4 END AS approved_missing_e4,
+    CASE WHEN paid_b4 IS NULL THEN paid_e4 END AS paid_missing_e4,
+    CASE WHEN estimated_b4 IS NULL THEN estimated_e4 END AS estimated_missing_e4,
+    CASE WHEN billed_b4 IS NULL THEN billed_e4 END AS billed_missing_e4,
+    CASE WHEN collected_b4 IS NULL THEN collected_e4 END AS collected_missing_e4,
+    missing_pay_rate,
+    unbilled_seconds
+  FROM profitability_facts
   WHERE workspace_id = ws
-    AND month BETWEEN whole_from AND whole_to
+    AND entry_date BETWEEN d_from AND d_to
+    AND (whole_from IS NULL OR entry_date NOT BETWEEN whole_from AND whole_to)
     AND (user_filter IS NULL OR user_id = user_filter)
-    AND project_filter IS NULL
-    AND client_filter IS NULL
-  UNION ALL BY NAME
-  SELECT * EXCLUDE (project_id)
-  FROM month_project_cells
-  WHERE project_filter IS NOT NULL OR client_filter IS NOT NULL
-  UNION ALL BY NAME
-  SELECT * EXCLUDE (month, project_id)
-  FROM day_cells
+    AND (project_filter IS NULL OR project_id = project_filter)
+    AND (client_filter IS NULL OR project_id IN (SELECT id FROM filter_projects))
 ),
--- The members with their name (the live payee's, else the user's) and place in report order
--- (name, then user_id; a missing name last).
+-- The members of the range (users with a row left after the filters) with their name (the live
+-- payee's, else the user's) and place in report order (name, then user_id; a missing name last).
 members_ordered AS MATERIALIZED (
   SELECT
     m.user_id,
@@ -92,7 +91,7 @@ members_ordered AS MATERIALIZED (
     row_number() OVER (
       ORDER BY coalesce(p.name, u.name) IS NULL, coalesce(p.name, u.name), m.user_id
     ) AS position
-  FROM (SELECT DISTINCT user_id FROM member_cells) m
+  FROM (SELECT DISTINCT user_id FROM range_rows) m
   LEFT JOIN payees p ON p.workspace_id = ws AND p.user_id = m.user_id AND p.deleted_at IS NULL
   LEFT JOIN users u ON u.workspace_id = ws AND u.id = m.user_id
 ),
@@ -101,36 +100,37 @@ page_users AS MATERIALIZED (
   FROM members_ordered
   WHERE position > (page_no - 1) * per_page AND position <= page_no * per_page
 ),
--- Everything below sums these: one row per member, project, metric, currency and FX rate used
--- (metric NULL: the per-entry facts). Sums stay exact integer counts of 10^-4 (e4) until the
--- rows are made, then become DECIMAL(38,4). The stored cells' sums are BIGINT (a cell beyond
--- 64 bits is several rows, see e4_parts); their sums here are HUGEINT. The page's members have
--- a row per project; every other member one row (project_id NULL), which adds up to the same
--- member row and summary and is never listed as a project.
+-- Everything below sums these: the page's members per project, every other member as one row
+-- (project_id NULL), which adds up to the same member row and summary and is never listed.
 cells AS MATERIALIZED (
   SELECT
     user_id,
-    project_id,
-    metric,
-    currency,
-    fx_rate_id,
-    sum(native_e4) AS native_e4,
-    sum(converted_e4) AS converted_e4,
-    sum(missing_e4) AS missing_e4,
-    bool_or(fx_missing) AS fx_missing,
-    bool_or(needs_fx) AS needs_fx,
+    CASE WHEN user_id IN (SELECT user_id FROM page_users) THEN project_id END AS project_id,
+    cost_currency,
+    cost_rate_id,
+    revenue_currency,
+    revenue_rate_id,
+    sum(approved_e4) AS approved_e4,
+    sum(paid_e4) AS paid_e4,
+    sum(estimated_e4) AS estimated_e4,
+    sum(billed_e4) AS billed_e4,
+    sum(collected_e4) AS collected_e4,
+    sum(approved_b4) AS approved_b4,
+    sum(paid_b4) AS paid_b4,
+    sum(estimated_b4) AS estimated_b4,
+    sum(billed_b4) AS billed_b4,
+    sum(collected_b4) AS collected_b4,
+    sum(approved_missing_e4) AS approved_missing_e4,
+    sum(paid_missing_e4) AS paid_missing_e4,
+    sum(estimated_missing_e4) AS estimated_missing_e4,
+    sum(billed_missing_e4) AS billed_missing_e4,
+    sum(collected_missing_e4) AS collected_missing_e4,
+    bool_or(cost_needs_fx) AS cost_needs_fx,
+    bool_or(revenue_needs_fx) AS revenue_needs_fx,
     bool_or(missing_pay_rate) AS missing_pay_rate,
     sum(unbilled_seconds) AS unbilled_seconds
-  FROM (
-    SELECT * FROM month_project_cells WHERE user_id IN (SELECT user_id FROM page_users)
-    UNION ALL BY NAME
-    SELECT * EXCLUDE (month) FROM day_cells WHERE user_id IN (SELECT user_id FROM page_users)
-    UNION ALL BY NAME
-    SELECT *, CAST(NULL AS UUID) AS project_id
-    FROM member_cells
-    WHERE user_id NOT IN (SELECT user_id FROM page_users)
-  )
-  GROUP BY user_id, project_id, metric, currency, fx_rate_id
+  FROM range_rows
+  GROUP BY ALL
 ),
 -- The converted figures of every project row (level 0), member row (level 1) and the summary
 -- (level 3: GROUPING of user_id and project_id), with what made each incomplete.
@@ -139,20 +139,16 @@ figures AS MATERIALIZED (
     user_id,
     project_id,
     GROUPING(user_id, project_id) AS level,
-    coalesce(sum(converted_e4) FILTER (WHERE metric = 'billedNet'), 0) AS billed_net_e4,
-    coalesce(sum(converted_e4) FILTER (WHERE metric = 'collectedNet'), 0) AS collected_net_e4,
-    coalesce(sum(converted_e4) FILTER (WHERE metric = 'approvedCost'), 0) AS approved_cost_e4,
-    coalesce(sum(converted_e4) FILTER (WHERE metric = 'estimatedCost'), 0) AS estimated_cost_e4,
-    coalesce(sum(converted_e4) FILTER (WHERE metric = 'paid'), 0) AS paid_e4,
-    coalesce(bool_or(fx_missing) FILTER (WHERE metric = 'billedNet'), false)
-      AS billed_net_fx_missing,
-    coalesce(bool_or(fx_missing) FILTER (WHERE metric = 'collectedNet'), false)
-      AS collected_net_fx_missing,
-    coalesce(bool_or(fx_missing) FILTER (WHERE metric = 'approvedCost'), false)
-      AS approved_cost_fx_missing,
-    coalesce(bool_or(fx_missing) FILTER (WHERE metric = 'estimatedCost'), false)
-      AS estimated_cost_fx_missing,
-    coalesce(bool_or(fx_missing) FILTER (WHERE metric = 'paid'), false) AS paid_fx_missing,
+    coalesce(sum(billed_b4), 0) AS billed_net_e4,
+    coalesce(sum(collected_b4), 0) AS collected_net_e4,
+    coalesce(sum(approved_b4), 0) AS approved_cost_e4,
+    coalesce(sum(estimated_b4), 0) AS estimated_cost_e4,
+    coalesce(sum(paid_b4), 0) AS paid_e4,
+    count(billed_missing_e4) > 0 AS billed_net_fx_missing,
+    count(collected_missing_e4) > 0 AS collected_net_fx_missing,
+    count(approved_missing_e4) > 0 AS approved_cost_fx_missing,
+    count(estimated_missing_e4) > 0 AS estimated_cost_fx_missing,
+    count(paid_missing_e4) > 0 AS paid_fx_missing,
     coalesce(bool_or(missing_pay_rate), false) AS missing_pay_rate,
     coalesce(sum(unbilled_seconds), 0) AS client_unbilled_seconds
   FROM cells
@@ -213,40 +209,65 @@ metric_rows AS (
   LEFT JOIN members_ordered mo ON mo.user_id = c.user_id
   LEFT JOIN projects pr ON pr.workspace_id = ws AND pr.id = c.project_id
 ),
--- The unconverted sums of the listed rows per currency, one row per metric (compensationCost
--- and pending derived per currency), zero amounts left out.
-native_sums AS (
-  SELECT
-    user_id,
-    project_id,
-    GROUPING(user_id, project_id) AS level,
-    currency,
-    coalesce(sum(native_e4) FILTER (WHERE metric = 'billedNet'), 0) AS billed_net_e4,
-    coalesce(sum(native_e4) FILTER (WHERE metric = 'collectedNet'), 0) AS collected_net_e4,
-    coalesce(sum(native_e4) FILTER (WHERE metric = 'approvedCost'), 0) AS approved_cost_e4,
-    coalesce(sum(native_e4) FILTER (WHERE metric = 'estimatedCost'), 0) AS estimated_cost_e4,
-    coalesce(sum(native_e4) FILTER (WHERE metric = 'paid'), 0) AS paid_e4
-  FROM cells
-  WHERE metric IS NOT NULL
-  GROUP BY GROUPING SETS ((user_id, project_id, currency), (user_id, currency), (currency))
-),
+-- The unconverted sums of the listed rows per currency and metric (compensationCost and pending
+-- derived per currency): the costs in their currency, the revenue in its own.
 native_amounts AS (
+  SELECT
+    GROUPING(user_id, project_id) AS level, user_id, project_id, cost_currency AS currency,
+    coalesce(sum(approved_e4), 0) AS approved_e4,
+    coalesce(sum(estimated_e4), 0) AS estimated_e4,
+    coalesce(sum(paid_e4), 0) AS paid_e4,
+    NULL AS billed_e4,
+    NULL AS collected_e4
+  FROM cells
+  WHERE cost_currency IS NOT NULL
+  GROUP BY GROUPING SETS ((user_id, project_id, cost_currency), (user_id, cost_currency), (cost_currency))
+  UNION ALL
+  SELECT
+    GROUPING(user_id, project_id), user_id, project_id, revenue_currency,
+    NULL, NULL, NULL,
+    coalesce(sum(billed_e4), 0),
+    coalesce(sum(collected_e4), 0)
+  FROM cells
+  WHERE revenue_currency IS NOT NULL
+  GROUP BY GROUPING SETS (
+    (user_id, project_id, revenue_currency), (user_id, revenue_currency), (revenue_currency)
+  )
+),
+native_metrics AS (
   SELECT n.level, n.user_id, n.project_id, m.metric_position, n.currency, m.metric,
     CASE m.metric
-      WHEN 'billedNet' THEN n.billed_net_e4
-      WHEN 'collectedNet' THEN n.collected_net_e4
-      WHEN 'compensationCost' THEN n.approved_cost_e4 + n.estimated_cost_e4
-      WHEN 'approvedCost' THEN n.approved_cost_e4
-      WHEN 'estimatedCost' THEN n.estimated_cost_e4
+      WHEN 'billedNet' THEN n.billed_e4
+      WHEN 'collectedNet' THEN n.collected_e4
+      WHEN 'compensationCost' THEN n.approved_e4 + n.estimated_e4
+      WHEN 'approvedCost' THEN n.approved_e4
+      WHEN 'estimatedCost' THEN n.estimated_e4
       WHEN 'paid' THEN n.paid_e4
-      WHEN 'pending' THEN n.approved_cost_e4 - n.paid_e4
+      WHEN 'pending' THEN n.approved_e4 - n.paid_e4
     END AS amount_e4
-  FROM native_sums n
+  FROM native_amounts n
   CROSS JOIN (
     SELECT unnest(profitability_metrics()) AS metric,
       unnest(range(1, len(profitability_metrics()) + 1)) AS metric_position
   ) m
   WHERE n.level = 3 OR n.level IN (0, 1) AND n.user_id IN (SELECT user_id FROM page_users)
+),
+-- Per primary metric and currency, the native sum of the amounts left unconverted.
+missing_amounts AS (
+  SELECT 'billedNet' AS metric, revenue_currency AS currency, billed_missing_e4 AS amount_e4
+  FROM cells WHERE billed_missing_e4 IS NOT NULL
+  UNION ALL
+  SELECT 'collectedNet', revenue_currency, collected_missing_e4
+  FROM cells WHERE collected_missing_e4 IS NOT NULL
+  UNION ALL
+  SELECT 'approvedCost', cost_currency, approved_missing_e4
+  FROM cells WHERE approved_missing_e4 IS NOT NULL
+  UNION ALL
+  SELECT 'estimatedCost', cost_currency, estimated_missing_e4
+  FROM cells WHERE estimated_missing_e4 IS NOT NULL
+  UNION ALL
+  SELECT 'paid', cost_currency, paid_missing_e4
+  FROM cells WHERE paid_missing_e4 IS NOT NULL
 ),
 base AS (
   SELECT base_currency FROM workspaces WHERE id = ws
@@ -262,7 +283,7 @@ SELECT
   currency,
   metric,
   CAST(amount_e4 AS VARCHAR) AS amount_e4
-FROM native_amounts
+FROM native_metrics
 WHERE amount_e4 <> 0
 UNION ALL BY NAME
 SELECT
@@ -276,9 +297,8 @@ SELECT
   row_number() OVER (ORDER BY profitability_metric_position(metric), currency) AS position,
   currency,
   metric,
-  CAST(sum(missing_e4) AS VARCHAR) AS amount_e4
-FROM cells
-WHERE fx_missing
+  CAST(sum(amount_e4) AS VARCHAR) AS amount_e4
+FROM missing_amounts
 GROUP BY metric, currency
 UNION ALL BY NAME
 SELECT
@@ -289,12 +309,20 @@ SELECT
   r.to_currency,
   r.effective_from,
   epoch_ms(r.created_at) AS created_at_ms,
-  r.id IN (SELECT fx_rate_id FROM cells WHERE fx_rate_id IS NOT NULL) AS used,
+  r.id IN (
+    SELECT cost_rate_id FROM cells WHERE cost_rate_id IS NOT NULL
+    UNION ALL
+    SELECT revenue_rate_id FROM cells WHERE revenue_rate_id IS NOT NULL
+  ) AS used,
   rtrim(rtrim(CAST(r.rate AS VARCHAR), '0'), '.') AS rate
 FROM fx_rates_live r
 WHERE r.workspace_id = ws
   AND r.to_currency = (SELECT base_currency FROM base)
-  AND r.from_currency IN (SELECT currency FROM cells WHERE needs_fx)
+  AND r.from_currency IN (
+    SELECT cost_currency FROM cells WHERE cost_needs_fx
+    UNION ALL
+    SELECT revenue_currency FROM cells WHERE revenue_needs_fx
+  )
 UNION ALL BY NAME
 SELECT
   'unallocated_revenue' AS part,

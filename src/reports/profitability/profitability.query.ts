@@ -1,9 +1,7 @@
-import type { DuckDBConnection, DuckDBResultReader } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { z } from 'zod';
 import { SqlParams } from '../../http/list/sql-params.ts';
-import { type PlanCache, readDataVersion } from '../../readmodel/plan-cache.ts';
-import { type KeptPages, readKeptReport } from './profitability.kept.ts';
-import { wholeMonths, wholeMonthsOf } from './profitability.range.ts';
+import { wholeMonthsOf } from './profitability.range.ts';
 
 export interface ProfitabilityParams {
   workspaceId: string;
@@ -19,10 +17,10 @@ export interface ProfitabilityParams {
 
 // The rules live in the table macros of sql/duckdb/views/profitability_*.sql; these statements
 // only pass the caller's values to them, as literals of their types (SqlParams writes ids,
-// dates and numbers so once their form is checked; as parameters, DuckDB would bind this large
-// statement twice, 15-20 ms). A filter not asked for is a NULL constant, so that DuckDB plans
-// it away. The range's whole months are computed here once, for the report and the day cells
-// alike, so the two never disagree (NULL when there is none).
+// dates and numbers so once their form is checked; as parameters, DuckDB would bind the
+// statement twice). A filter not asked for is a NULL constant, so that DuckDB plans it away.
+// The range's whole months (NULL when there is none) are read from the month rollup, its other
+// days from the facts.
 interface ReportArgs {
   ws: string;
   from: string;
@@ -74,101 +72,30 @@ const reportSql = (args: ReportArgs, page: number, perPage: number) =>
       ${args.sql.bind(page, 'BIGINT')}, ${args.sql.bind(perPage, 'BIGINT')}
     )`;
 
-// The days of partly covered months, computed from the entries into the report's scratch table.
-const dayCellsSql = (args: ReportArgs) => `
-  INSERT INTO profitability_report_day_cells BY NAME
-  SELECT ${args.ws} AS workspace_id, *
-  FROM profitability_cells(
-    ${args.ws}, ${args.from}, ${args.to}, ${args.filters},
-    skip_from := ${args.wholeFrom},
-    skip_to := ${args.wholeTo}
-  )`;
-
-/**
- * Computes the days of the range's partly covered months into profitability_report_day_cells,
- * for the report to read. Call inside the read transaction that then reads the report and
- * rolls back: the rows are this transaction's only. Nothing to do for whole months.
- */
-export async function fillDayCells(
-  connection: DuckDBConnection,
-  params: ProfitabilityParams,
-  args: ReportArgs = reportArgs(params),
-): Promise<void> {
-  if (wholeMonths(params.from, params.to)) return;
-  const text = dayCellsSql(args);
-  await connection.run(text, args.sql.valuesIn(text));
-}
-
 /** The JSON text of a record, to send as it is. */
 export interface JsonText {
   readonly json: string;
 }
 
-/** A report's record, and whether it was served from a kept report. */
-export interface ProfitabilityText extends JsonText {
-  /** 'kept': a whole month's or twelve months' report kept ready (profitability.periods.ts). */
-  readonly source: 'kept' | 'computed';
-  /** The report's members, over every page. */
-  readonly memberTotal: number;
-}
-
 /**
  * The profitability report of one workspace (decisions 8) as the JSON text of the API's record,
- * answered from the read model in one snapshot (a statement, or a read transaction), so every
- * figure comes from the same sync. A whole month or twelve whole months, of the team or one member, is served from its
- * kept report when that is current (profitability.kept.ts); anything else is computed from the
- * cells.
- * `connection` must not be inside a transaction already; `plans` are its kept plans: the
- * report's statement takes DuckDB 25-40 ms to plan, so a report asked for again with the same
- * data runs the plan made the first time (docs/summaries.md, "Plans kept between requests").
+ * computed by one statement, so every figure comes from the same sync commit.
  */
 export async function loadProfitability(
   connection: DuckDBConnection,
-  plans: PlanCache,
   params: ProfitabilityParams,
-  options: { kept?: boolean; pages?: KeptPages } = {},
-): Promise<ProfitabilityText> {
-  if (options.kept !== false) {
-    const kept = await readKeptReport(connection, params, options.pages);
-    if (kept !== undefined) {
-      return { json: renderReport(kept, params), source: 'kept', memberTotal: kept.memberTotal };
-    }
-  }
-  await connection.run('BEGIN TRANSACTION');
-  try {
-    const parts = await computeReport(connection, params, async (text) =>
-      plans.runAndReadAll(text, await readDataVersion(connection)),
-    );
-    return {
-      json: renderReport(parts, params),
-      source: 'computed',
-      memberTotal: parts.memberTotal,
-    };
-  } finally {
-    // Nothing is kept: ROLLBACK ends the read transaction and drops the scratch day cells,
-    // also after a failed read.
-    await connection.run('ROLLBACK');
-  }
+): Promise<string> {
+  return renderReport(await computeReport(connection, params), params);
 }
 
-/**
- * The report's parts computed from the cells, inside the caller's open transaction (which must
- * be rolled back if the range has partly covered months: their days are scratch rows).
- * `runPlanned` runs the report's statement when it has no parameters (with a kept plan, say).
- */
+/** The report's parts, read from the priced facts and their month rollup. */
 export async function computeReport(
   connection: DuckDBConnection,
   params: ProfitabilityParams,
-  runPlanned: (text: string) => Promise<DuckDBResultReader> = (text) =>
-    connection.runAndReadAll(text),
 ): Promise<ReportParts> {
   const args = reportArgs(params);
-  // The days are computed on every request: DuckDB 1.5.5 fails fatally (a NULL unique_ptr,
-  // which invalidates the database) preparing this INSERT of a table macro's rows.
-  await fillDayCells(connection, params, args);
   const text = reportSql(args, params.page, params.perPage);
-  const values = args.sql.valuesIn(text);
-  const reader = values ? await connection.runAndReadAll(text, values) : await runPlanned(text);
+  const reader = await connection.runAndReadAll(text, args.sql.valuesIn(text));
   const [[joined]] = reader.getRows() as [[string | null]];
   return reportParts(splitRows(joined ?? ''));
 }

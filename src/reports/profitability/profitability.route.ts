@@ -7,7 +7,6 @@ import { parseQuery } from '../../http/list/list-query.ts';
 import type { OperationDoc } from '../../http/openapi.ts';
 import { strictQuery } from '../../http/strict-query.ts';
 import { todayIn } from '../../time/calendar.ts';
-import { isKeptPeriod } from './profitability.kept.ts';
 import { loadProfitability } from './profitability.query.ts';
 import { monthOf } from './profitability.range.ts';
 import { profitabilityQuery, profitabilitySchema } from './profitability.schema.ts';
@@ -48,27 +47,10 @@ export function registerProfitabilityRoute(app: FastifyInstance, context: RouteC
       page: query.page ?? 1,
       perPage: query.perPage ?? DEFAULT_PER_PAGE,
     };
-    const data = await context.read((connection, plans) =>
-      loadProfitability(connection, plans, params, {
-        kept: context.keptReports,
-        pages: context.keptPages,
-      }),
-    );
-    // A whole month or twelve months (of the team, or of one member who has work in it)
-    // computed from the cells: kept ready from now on. A userId with no work is not kept: any
-    // UUID may be asked for, and each kept report costs a refresh after every change.
-    const keep = params.userId === undefined || data.memberTotal > 0;
-    if (data.source === 'computed' && context.keptReports && keep && isKeptPeriod(params)) {
-      context.requestKept({
-        workspaceId: params.workspaceId,
-        from,
-        to,
-        ...(params.userId === undefined ? {} : { userId: params.userId }),
-      });
-    }
+    const json = await context.read((connection) => loadProfitability(connection, params));
     // The record comes as JSON text (profitability.query.ts): sent as it is, not serialized.
     void reply.type('application/json; charset=utf-8');
-    return `{"data":${data.json}}`;
+    return `{"data":${json}}`;
   });
 }
 
