@@ -104,16 +104,14 @@ export class ExportJournalUpdate {
   /** Numbers the flush's keys with the next change number. */
   async record(duck: DuckDBConnection): Promise<void> {
     if (!this.touched) return;
-    await ensureJournalState(duck);
-    await duck.run('UPDATE export_journal_state SET change_no = change_no + 1');
+    const changeNo = await nextChangeNo(duck);
     await duck.run(
       `DELETE FROM export_journal j USING (SELECT DISTINCT table_name, key FROM export_journal_touched) k
        WHERE j.table_name = k.table_name AND j.key = k.key`,
     );
     await duck.run(
-      `INSERT INTO export_journal
-       SELECT DISTINCT table_name, key, (SELECT change_no FROM export_journal_state)
-       FROM export_journal_touched`,
+      `INSERT INTO export_journal SELECT DISTINCT table_name, key, $change_no FROM export_journal_touched`,
+      { change_no: changeNo },
     );
     await duck.run('DELETE FROM export_journal_touched');
     this.touched = false;
@@ -127,11 +125,19 @@ export class ExportJournalUpdate {
   }
 }
 
-async function ensureJournalState(duck: DuckDBConnection): Promise<void> {
-  const rows = (await duck.runAndReadAll('SELECT count(*) FROM export_journal_state')).getRows();
-  if (Number(rows[0]![0]) === 0) {
-    await duck.run('INSERT INTO export_journal_state VALUES ($id, 0)', { id: randomUUID() });
-  }
+/**
+ * Counts one more batch and returns its number: one statement on every batch but the first of
+ * a journal that has no state row yet (a read model loaded before the journal existed).
+ */
+async function nextChangeNo(duck: DuckDBConnection): Promise<number> {
+  const rows = (
+    await duck.runAndReadAll(
+      'UPDATE export_journal_state SET change_no = change_no + 1 RETURNING change_no',
+    )
+  ).getRows();
+  if (rows.length > 0) return Number(rows[0]![0]);
+  await duck.run('INSERT INTO export_journal_state VALUES ($id, 1)', { id: randomUUID() });
+  return 1;
 }
 
 /**

@@ -45,17 +45,25 @@ export async function readSyncState(duck: DuckDBConnection): Promise<SyncState |
 
 /** Replaces the state; call it inside the DuckDB transaction that applies the rows it covers. */
 export async function writeSyncState(duck: DuckDBConnection, state: SyncState): Promise<void> {
-  await duck.run('DELETE FROM sync_state');
+  const values = {
+    system: state.sourceSystemId,
+    asOf: state.dataAsOf.toISOString(),
+    lsn: state.sourceLsn,
+    slot: state.slotName,
+    snapshot: state.sourceSnapshot,
+    loads: state.fullLoads,
+    rows: state.rowsLoaded,
+  };
+  // Every sync batch writes it: one statement, and an insert only into an empty table.
+  const updated = await duck.run(
+    `UPDATE sync_state SET source_system_id = $system, data_as_of = $asOf::TIMESTAMPTZ,
+       source_lsn = $lsn, slot_name = $slot, source_snapshot = $snapshot, synced_at = now(),
+       full_loads = $loads, rows_loaded = $rows`,
+    values,
+  );
+  if (updated.rowsChanged > 0) return;
   await duck.run(
     `INSERT INTO sync_state VALUES (1, $system, $asOf::TIMESTAMPTZ, $lsn, $slot, $snapshot, now(), $loads, $rows)`,
-    {
-      system: state.sourceSystemId,
-      asOf: state.dataAsOf.toISOString(),
-      lsn: state.sourceLsn,
-      slot: state.slotName,
-      snapshot: state.sourceSnapshot,
-      loads: state.fullLoads,
-      rows: state.rowsLoaded,
-    },
+    values,
   );
 }
