@@ -690,7 +690,7 @@ describe('the default range: the current month in the workspace time zone', () =
   });
 });
 
-describe('sums beyond 64 bits (docs/summaries.md, "Storage of sums")', () => {
+describe('sums beyond 64 bits (docs/summaries.md, "Sums beyond 64 bits")', () => {
   // Each of Zoe's hours costs 99,999,999,999,999.99 EUR, the largest cost in cents that
   // DECIMAL(18,4) holds: 999,999,999,999,999,900 units of 10^-4. Ten of them in October make a
   // month cell of 9,999,999,999,999,999,000 units, beyond 2^63 - 1 (9,223,372,036,854,775,807).
@@ -710,48 +710,66 @@ describe('sums beyond 64 bits (docs/summaries.md, "Storage of sums")', () => {
     });
   }
   ws.entry({ user: zoe, project: work, date: '2026-09-30', seconds: 3600 });
+  // One entry of ten hours: a single fact beyond 2^62.
+  ws.entry({ user: zoe, project: work, date: '2026-08-14', seconds: 36_000 });
 
-  it('keeps a cell that does not fit 64 bits as rows of 64-bit parts', async () => {
+  it('keeps a fact that does not fit 64 bits as rows of 64-bit parts, and month sums whole', async () => {
     const duck = await h.readModel.connect();
     try {
-      for (const table of ['profitability_month_cells', 'profitability_member_cells']) {
-        const reader = await duck.runAndReadAll(
-          `SELECT CAST(month AS VARCHAR) AS month, native_e4, converted_e4
-           FROM ${table}
-           WHERE workspace_id = '${ws.id}' AND user_id = '${zoe}' AND metric = 'estimatedCost'
-           ORDER BY month, native_e4`,
-        );
-        expect(reader.getRowObjectsJson(), table).toEqual([
-          // September: one hour, one row.
-          {
-            month: '2026-09-01',
-            native_e4: '999999999999999900',
-            converted_e4: '999999999999999900',
-          },
-          // October: 9,999,999,999,999,999,000 in three parts (2^62 is 4,611,686,018,427,387,904).
-          {
-            month: '2026-10-01',
-            native_e4: '3333333333333333000',
-            converted_e4: '3333333333333333000',
-          },
-          {
-            month: '2026-10-01',
-            native_e4: '3333333333333333000',
-            converted_e4: '3333333333333333000',
-          },
-          {
-            month: '2026-10-01',
-            native_e4: '3333333333333333000',
-            converted_e4: '3333333333333333000',
-          },
-        ]);
-      }
+      const facts = await duck.runAndReadAll(
+        `SELECT CAST(entry_date AS VARCHAR) AS day, estimated_e4, estimated_b4, missing_pay_rate
+         FROM profitability_facts
+         WHERE workspace_id = '${ws.id}' AND user_id = '${zoe}' AND entry_date < DATE '2026-09-01'
+         ORDER BY estimated_e4`,
+      );
+      // Ten hours in one entry: 9,999,999,999,999,999,000 units in three parts (2^62 is
+      // 4,611,686,018,427,387,904), the entry's own facts on one of them only.
+      expect(facts.getRowObjectsJson()).toEqual(
+        [0, 1, 2].map(() => ({
+          day: '2026-08-14',
+          estimated_e4: '3333333333333333000',
+          estimated_b4: '3333333333333333000',
+          missing_pay_rate: false,
+        })),
+      );
+      const months = await duck.runAndReadAll(
+        `SELECT CAST(month AS VARCHAR) AS month, estimated_e4, estimated_b4
+         FROM profitability_month_facts
+         WHERE workspace_id = '${ws.id}' AND user_id = '${zoe}'
+         ORDER BY month`,
+      );
+      expect(months.getRowObjectsJson()).toEqual([
+        {
+          month: '2026-08-01',
+          estimated_e4: '9999999999999999000',
+          estimated_b4: '9999999999999999000',
+        },
+        {
+          month: '2026-09-01',
+          estimated_e4: '999999999999999900',
+          estimated_b4: '999999999999999900',
+        },
+        // Ten entries of an hour each: beyond 2^63 - 1 as a sum, one row.
+        {
+          month: '2026-10-01',
+          estimated_e4: '9999999999999999000',
+          estimated_b4: '9999999999999999000',
+        },
+      ]);
     } finally {
       duck.closeSync();
     }
   });
 
-  it('reports such sums exactly, from project cells, member cells and days', async () => {
+  it('reports a fact of parts exactly, from the month rollup and from the days', async () => {
+    for (const range of ['from=2026-08-01&to=2026-08-31', 'from=2026-08-10&to=2026-08-20']) {
+      const data = await report(ws, range);
+      expect(data.summary.estimatedCost, range).toBe('999999999999999.90');
+      expect(data.members[0]).toMatchObject({ userId: zoe, missingPayRate: false });
+    }
+  });
+
+  it('reports such sums exactly, from the month rollup and from the days', async () => {
     // Zoe on the page: her project's month cell.
     const zoePage = await report(ws, 'from=2026-10-01&to=2026-10-31&perPage=1&page=2');
     expect(zoePage.members[0]).toMatchObject({

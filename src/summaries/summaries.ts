@@ -124,6 +124,14 @@ interface Stale {
   facts?: (source: string) => string;
 }
 
+/** Where the stale keys of each kind are collected until the refresh. */
+const DIRTY_TABLES: Record<keyof Stale, string> = {
+  bills: 'summary_dirty_bills',
+  invoices: 'summary_dirty_invoices',
+  entries: 'summary_dirty_entries',
+  facts: 'summary_dirty_facts',
+};
+
 /**
  * Which summary keys a change of each table makes stale, read from the read model as it stands.
  * Each is run both before and after the change file is applied: before, the rows the change
@@ -206,7 +214,8 @@ const REBASED: Stale = {
  * flush that touches no summarised table costs nothing here.
  */
 export class SummaryUpdate {
-  private touched = false;
+  /** The kinds of keys marked stale since the last refresh: only their summaries refresh. */
+  private readonly marked = new Set<keyof Stale>();
 
   async beforeApply(duck: DuckDBConnection, table: string, source: string): Promise<void> {
     if (table === 'workspaces') await this.mark(duck, REBASED, source);
@@ -219,13 +228,17 @@ export class SummaryUpdate {
 
   /** After every table of the flush is applied: refreshes the stale keys. */
   async refresh(duck: DuckDBConnection): Promise<void> {
-    if (!this.touched) return;
-    await refreshKeys(duck, 'team_bill_figures', 'bill_id', 'summary_dirty_bills');
-    await refreshKeys(duck, 'invoice_unallocated_nets', 'invoice_id', 'summary_dirty_invoices');
-    await refreshEntries(duck);
-    await refreshKeys(duck, 'payee_unpaid_totals', 'payee_id', 'summary_dirty_payees');
-    await refreshFacts(duck, { rollup: true });
-    this.touched = false;
+    const marked = this.marked;
+    if (marked.has('bills'))
+      await refreshKeys(duck, 'team_bill_figures', 'bill_id', 'summary_dirty_bills');
+    if (marked.has('invoices'))
+      await refreshKeys(duck, 'invoice_unallocated_nets', 'invoice_id', 'summary_dirty_invoices');
+    if (marked.has('entries')) {
+      await refreshEntries(duck);
+      await refreshKeys(duck, 'payee_unpaid_totals', 'payee_id', 'summary_dirty_payees');
+    }
+    if (marked.has('facts')) await refreshFacts(duck, { rollup: true });
+    marked.clear();
   }
 
   private async collect(duck: DuckDBConnection, table: string, source: string) {
@@ -235,13 +248,10 @@ export class SummaryUpdate {
 
   /** Notes the keys `stale` reads from the change file `source` as stale. */
   private async mark(duck: DuckDBConnection, stale: Stale, source: string) {
-    this.touched = true;
-    if (stale.bills) await duck.run(`INSERT INTO summary_dirty_bills ${stale.bills(source)}`);
-    if (stale.invoices) {
-      await duck.run(`INSERT INTO summary_dirty_invoices ${stale.invoices(source)}`);
+    for (const [kind, keys] of Object.entries(stale) as [keyof Stale, (s: string) => string][]) {
+      await duck.run(`INSERT INTO ${DIRTY_TABLES[kind]} ${keys(source)}`);
+      this.marked.add(kind);
     }
-    if (stale.entries) await duck.run(`INSERT INTO summary_dirty_entries ${stale.entries(source)}`);
-    if (stale.facts) await duck.run(`INSERT INTO summary_dirty_facts ${stale.facts(source)}`);
   }
 }
 

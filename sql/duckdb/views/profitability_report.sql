@@ -46,70 +46,17 @@
 -- both kept by the sync (docs/summaries.md); no row is computed per request.
 CREATE OR REPLACE MACRO profitability_report(ws, d_from, d_to, whole_from, whole_to, user_filter, project_filter, client_filter, page_no, per_page) AS TABLE
 WITH
-filter_projects AS (
-  SELECT id FROM projects WHERE workspace_id = ws AND client_id = client_filter
+range_rows AS (
+  FROM profitability_range_rows(
+    ws, d_from, d_to, whole_from, whole_to, user_filter, project_filter, client_filter
+  )
 ),
--- The range's rows, in the rollup's form: per member, project, currencies and rates used, the
--- sums of the amounts (native *_e4, converted *_b4, and *_missing_e4: the native sum of the
--- amounts that had no FX rate, NULL when none had).
-range_rows AS MATERIALIZED (
-  SELECT * EXCLUDE (workspace_id, month)
-  FROM profitability_month_facts
-  WHERE workspace_id = ws
-    AND month BETWEEN whole_from AND whole_to
-    AND (user_filter IS NULL OR user_id = user_filter)
-    AND (project_filter IS NULL OR project_id = project_filter)
-    AND (client_filter IS NULL OR project_id IN (SELECT id FROM filter_projects))
-  UNION ALL BY NAME
-  SELECT
-    user_id, project_id, cost_currency, cost_rate_id, cost_needs_fx,
-    revenue_currency, revenue_rate_id, revenue_needs_fx,
-    approved_e4, paid_e4, estimated_e4, billed_e4, collected_e4,
-    approved_b4, paid_b4, estimated_b4, billed_b4, collected_b4,
-    CASE WHEN approved_b4 IS NULL THEN approved_e4 END AS approved_missing_e4,
-    CASE WHEN paid_b4 IS NULL THEN paid_e4 END AS paid_missing_e4,
-    CASE WHEN estimated_b4 IS NULL THEN estimated_e4 END AS estimated_missing_e4,
-    CASE WHEN billed_b4 IS NULL THEN billed_e4 END AS billed_missing_e4,
-    CASE WHEN collected_b4 IS NULL THEN collected_e4 END AS collected_missing_e4,
-    missing_pay_rate,
-    unbilled_seconds
-  FROM profitability_facts
-  WHERE workspace_id = ws
-    AND entry_date BETWEEN d_from AND d_to
-    AND (whole_from IS NULL OR entry_date NOT BETWEEN whole_from AND whole_to)
-    AND (user_filter IS NULL OR user_id = user_filter)
-    AND (project_filter IS NULL OR project_id = project_filter)
-    AND (client_filter IS NULL OR project_id IN (SELECT id FROM filter_projects))
-),
--- The members of the range (users with a row left after the filters) with their name (the live
--- payee's, else the user's) and place in report order (name, then user_id; a missing name last).
-members_ordered AS MATERIALIZED (
-  SELECT
-    m.user_id,
-    p.id AS payee_id,
-    coalesce(p.name, u.name) AS name,
-    row_number() OVER (
-      ORDER BY coalesce(p.name, u.name) IS NULL, coalesce(p.name, u.name), m.user_id
-    ) AS position
-  FROM (SELECT DISTINCT user_id FROM range_rows) m
-  LEFT JOIN payees p ON p.workspace_id = ws AND p.user_id = m.user_id AND p.deleted_at IS NULL
-  LEFT JOIN users u ON u.workspace_id = ws AND u.id = m.user_id
-),
-page_users AS MATERIALIZED (
-  SELECT user_id
-  FROM members_ordered
-  WHERE position > (page_no - 1) * per_page AND position <= page_no * per_page
-),
--- Everything below sums these: the page's members per project, every other member as one row
--- (project_id NULL), which adds up to the same member row and summary and is never listed.
-cells AS MATERIALIZED (
+-- Every member's sums per cost and revenue currency: the member rows and the summary.
+member_sums AS MATERIALIZED (
   SELECT
     user_id,
-    CASE WHEN user_id IN (SELECT user_id FROM page_users) THEN project_id END AS project_id,
     cost_currency,
-    cost_rate_id,
     revenue_currency,
-    revenue_rate_id,
     sum(approved_e4) AS approved_e4,
     sum(paid_e4) AS paid_e4,
     sum(estimated_e4) AS estimated_e4,
@@ -125,12 +72,68 @@ cells AS MATERIALIZED (
     sum(estimated_missing_e4) AS estimated_missing_e4,
     sum(billed_missing_e4) AS billed_missing_e4,
     sum(collected_missing_e4) AS collected_missing_e4,
+    bool_or(missing_pay_rate) AS missing_pay_rate,
+    sum(unbilled_seconds) AS unbilled_seconds,
     bool_or(cost_needs_fx) AS cost_needs_fx,
-    bool_or(revenue_needs_fx) AS revenue_needs_fx,
+    bool_or(revenue_needs_fx) AS revenue_needs_fx
+  FROM range_rows
+  GROUP BY ALL
+),
+-- The members of the range (users with a row left after the filters) with their name (the live
+-- payee's, else the user's) and place in report order (name, then user_id; a missing name last).
+members_ordered AS MATERIALIZED (
+  SELECT
+    m.user_id,
+    p.id AS payee_id,
+    coalesce(p.name, u.name) AS name,
+    row_number() OVER (
+      ORDER BY coalesce(p.name, u.name) IS NULL, coalesce(p.name, u.name), m.user_id
+    ) AS position
+  FROM (SELECT DISTINCT user_id FROM member_sums) m
+  LEFT JOIN payees p ON p.workspace_id = ws AND p.user_id = m.user_id AND p.deleted_at IS NULL
+  LEFT JOIN users u ON u.workspace_id = ws AND u.id = m.user_id
+),
+page_users AS MATERIALIZED (
+  SELECT user_id
+  FROM members_ordered
+  WHERE position > (page_no - 1) * per_page AND position <= page_no * per_page
+),
+-- Everything below sums these: the page's members per project, every other member as one row
+-- (project_id NULL), which adds up to the same member row and summary and is never listed.
+cells AS MATERIALIZED (
+  SELECT
+    user_id,
+    project_id,
+    cost_currency,
+    revenue_currency,
+    sum(approved_e4) AS approved_e4,
+    sum(paid_e4) AS paid_e4,
+    sum(estimated_e4) AS estimated_e4,
+    sum(billed_e4) AS billed_e4,
+    sum(collected_e4) AS collected_e4,
+    sum(approved_b4) AS approved_b4,
+    sum(paid_b4) AS paid_b4,
+    sum(estimated_b4) AS estimated_b4,
+    sum(billed_b4) AS billed_b4,
+    sum(collected_b4) AS collected_b4,
+    sum(approved_missing_e4) AS approved_missing_e4,
+    sum(paid_missing_e4) AS paid_missing_e4,
+    sum(estimated_missing_e4) AS estimated_missing_e4,
+    sum(billed_missing_e4) AS billed_missing_e4,
+    sum(collected_missing_e4) AS collected_missing_e4,
     bool_or(missing_pay_rate) AS missing_pay_rate,
     sum(unbilled_seconds) AS unbilled_seconds
   FROM range_rows
+  WHERE user_id IN (SELECT user_id FROM page_users)
   GROUP BY ALL
+  UNION ALL BY NAME
+  SELECT * EXCLUDE (cost_needs_fx, revenue_needs_fx)
+  FROM member_sums
+  WHERE user_id NOT IN (SELECT user_id FROM page_users)
+),
+-- The rates that converted an amount of the range.
+rates_used AS (
+  SELECT DISTINCT unnest([cost_rate_id, revenue_rate_id]) AS id FROM range_rows
 ),
 -- The converted figures of every project row (level 0), member row (level 1) and the summary
 -- (level 3: GROUPING of user_id and project_id), with what made each incomplete.
@@ -309,19 +312,15 @@ SELECT
   r.to_currency,
   r.effective_from,
   epoch_ms(r.created_at) AS created_at_ms,
-  r.id IN (
-    SELECT cost_rate_id FROM cells WHERE cost_rate_id IS NOT NULL
-    UNION ALL
-    SELECT revenue_rate_id FROM cells WHERE revenue_rate_id IS NOT NULL
-  ) AS used,
+  r.id IN (SELECT id FROM rates_used WHERE id IS NOT NULL) AS used,
   rtrim(rtrim(CAST(r.rate AS VARCHAR), '0'), '.') AS rate
 FROM fx_rates_live r
 WHERE r.workspace_id = ws
   AND r.to_currency = (SELECT base_currency FROM base)
   AND r.from_currency IN (
-    SELECT cost_currency FROM cells WHERE cost_needs_fx
+    SELECT cost_currency FROM member_sums WHERE cost_needs_fx
     UNION ALL
-    SELECT revenue_currency FROM cells WHERE revenue_needs_fx
+    SELECT revenue_currency FROM member_sums WHERE revenue_needs_fx
   )
 UNION ALL BY NAME
 SELECT
