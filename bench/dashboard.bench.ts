@@ -8,6 +8,8 @@
 //   npm run bench -- dashboard [--time-entries N] [--seconds S] [--cold K] [--warm N] [--writes W]
 //   (default 10,000,000 entries, 60 s under writes, 5 cold and 20 warm calls per case, 20 of
 //   each write; BENCH_DIR defaults to /tmp/ll-bench-10m, or /tmp/ll-bench-<N> for another size)
+//   (A p95 of 20 calls or fewer is their slowest. The reader's last loop over the cases, begun
+//   before the S seconds ran out, is finished and counted.)
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -20,7 +22,7 @@ import { createKysely } from '../src/store/database.ts';
 import { SyncService } from '../src/sync/sync-service.ts';
 import { TokenIdentityCache } from '../src/tokens/token-identity-cache.ts';
 import { createToken } from '../src/tokens/token.repository.ts';
-import { benchStore, cpuLoopMs, log, percentile } from './support.ts';
+import { benchStore, cpuLoopMs, followKeptReadModel, log, percentile } from './support.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -44,14 +46,15 @@ const dir =
 const bench = await benchStore(dir, timeEntries);
 const db = createKysely(bench.pool);
 const readModel = await openReadModel(path.join(dir, 'read-model.duckdb'));
+if (await followKeptReadModel(bench, readModel)) log('following the kept read model from here');
 const status = new ReadModelStatus();
 await status.load(readModel);
 const sync = new SyncService({ pool: bench.pool, url: bench.url, readModel, status, log });
 const periodReports = new PeriodReportRefresher(readModel, log);
 const tokenIdentities = await TokenIdentityCache.listen(bench.pool);
 try {
-  // Loads the read model when it follows no replication slot yet (once per BENCH_DIR: the slot
-  // is kept at the end), then streams every commit, as `npm start` does (src/cli/serve.ts).
+  // Loads the read model when it follows no replication slot (once per BENCH_DIR: the slot is
+  // kept at the end), then streams every commit, as `npm start` does (src/cli/serve.ts).
   const loadStarted = performance.now();
   await sync.start();
   log(`sync following the store (${((performance.now() - loadStarted) / 1000).toFixed(0)} s)`);
@@ -98,6 +101,17 @@ try {
     await run();
     return performance.now() - started;
   };
+  // A write is counted, not fatal, when it fails: one the read model did not show within the
+  // sync's wait (10 s) answers 503, which is a figure of the run.
+  const writes = new Map<string, { times: number[]; failed: string[] }>();
+  const timedWrite = async (name: string, run: () => Promise<unknown>) => {
+    const record = writes.get(name) ?? { times: [], failed: [] };
+    writes.set(name, record);
+    await timed(run).then(
+      (ms) => void record.times.push(ms),
+      (error: unknown) => void record.failed.push(String(error)),
+    );
+  };
 
   // Each write really changes its entry: its duration moves by a minute and back, and its note
   // is new every time (two writes in flight on the same entry may land in either order).
@@ -125,7 +139,10 @@ try {
     log(`cold and warm: ${c.name}`);
     const coldTimes: number[] = [];
     for (let i = 0; i < coldRuns; i++) {
-      await patchEntry(c.entry === 'week' ? week : october);
+      await timedWrite('PATCH /time-entries/{id}, before each cold call', () =>
+        patchEntry(c.entry === 'week' ? week : october),
+      );
+      await sync.waitForStore(Infinity);
       coldTimes.push(await timed(() => call('GET', c.url)));
     }
     const warmTimes: number[] = [];
@@ -136,8 +153,6 @@ try {
 
   log(`under writes: ${seconds} s`);
   const underWrites = new Map<string, number[]>(cases.map((c) => [c.name, []]));
-  const patchTimes: number[] = [];
-  const patchFailures: string[] = [];
   const phaseStarted = performance.now();
   const phaseEnd = phaseStarted + seconds * 1000;
   const reader = async () => {
@@ -153,58 +168,51 @@ try {
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       const entry = n % 2 === 0 ? october : week;
       inFlight.push(
-        timed(() => patchEntry(entry)).then(
-          (ms) => void patchTimes.push(ms),
-          // A write the read model did not show within the sync's wait answers 503: counted.
-          (error: unknown) => void patchFailures.push(String(error)),
-        ),
+        timedWrite('PATCH /time-entries/{id}, readers running', () => patchEntry(entry)),
       );
     }
     await Promise.all(inFlight);
   };
   await Promise.all([reader(), writer()]);
 
+  // Alone: once the sync has applied the backlog the phase before may have left.
+  await sync.waitForStore(Infinity);
   log(`writes alone: ${writeRuns} of each`);
-  const writes = {
-    'PATCH /time-entries/{id}': [] as number[],
-    'POST /expenses': [] as number[],
-    'POST /tasks': [] as number[],
-    'PATCH /clients/{id}': [] as number[],
-  };
   for (let i = 0; i < writeRuns; i++) {
-    writes['PATCH /time-entries/{id}'].push(await timed(() => patchEntry(october)));
-    writes['POST /expenses'].push(
-      await timed(() =>
-        call('POST', '/expenses', {
-          clientId: picked.clientId,
-          projectId: picked.projectId,
-          description: `Dashboard bench ${i}`,
-          amount: '12',
-          expenseDate: october.date,
-        }),
-      ),
+    await timedWrite('PATCH /time-entries/{id}, alone', () => patchEntry(october));
+    await timedWrite('POST /expenses, alone', () =>
+      call('POST', '/expenses', {
+        clientId: picked.clientId,
+        projectId: picked.projectId,
+        description: `Dashboard bench ${i}`,
+        amount: '12',
+        expenseDate: october.date,
+      }),
     );
-    writes['POST /tasks'].push(
-      await timed(() =>
-        call('POST', '/tasks', { projectId: picked.projectId, name: `Dashboard bench ${i}` }),
-      ),
+    await timedWrite('POST /tasks, alone', () =>
+      call('POST', '/tasks', { projectId: picked.projectId, name: `Dashboard bench ${i}` }),
     );
-    writes['PATCH /clients/{id}'].push(
-      await timed(() =>
-        call('PATCH', `/clients/${picked.clientId}`, {
-          // PATCH /clients takes the name every time; the fields it omits are kept.
-          name: picked.clientName,
-          notes: `dashboard bench write ${i}`,
-        }),
-      ),
+    await timedWrite('PATCH /clients/{id}, alone', () =>
+      call('PATCH', `/clients/${picked.clientId}`, {
+        // PATCH /clients takes the name every time; the fields it omits are kept.
+        name: picked.clientName,
+        notes: `dashboard bench write ${i}`,
+      }),
     );
   }
   const cpuAfter = cpuLoopMs();
 
+  // Issue 27's goals: on the 10M-entry workspace profitability p95 < 100 ms and the summary and
+  // unpaid time < 50, cold, warm and under writes alike (1, 2); on 2,000 entries every report
+  // < 15 (4); each write p50 < 50 and p95 < 150 (3).
   const goal = timeEntries <= 2000 ? () => 15 : (c: ReportCase) => (c.profitability ? 100 : 50);
   const stats = (times: number[]) => {
     const sorted = [...times].sort((a, b) => a - b);
-    return { p50: percentile(sorted, 50), p95: percentile(sorted, 95), max: sorted.at(-1)! };
+    return {
+      p50: percentile(sorted, 50),
+      p95: percentile(sorted, 95),
+      max: sorted.at(-1) ?? Number.NaN,
+    };
   };
   const cell = (times: number[]) => {
     const s = stats(times);
@@ -214,28 +222,27 @@ try {
     `${timeEntries.toLocaleString('en-US')} time entries; ms, p50 / p95 / max; cold ${coldRuns} and warm ${warmRuns} calls per case, under writes ${seconds} s`,
   );
   console.log(
-    `${'case'.padEnd(40)} ${'cold'.padStart(24)} ${'warm'.padStart(24)} ${'under writes'.padStart(24)} ${'n'.padStart(4)}  goal p95`,
+    `${'case'.padEnd(48)} ${'cold'.padStart(24)} ${'warm'.padStart(24)} ${'under writes'.padStart(24)} ${'n'.padStart(4)}  goal p95`,
   );
   for (const c of cases) {
     const phases = [cold.get(c.name)!, warm.get(c.name)!, underWrites.get(c.name)!];
     const limit = goal(c);
     const met = phases.every((times) => stats(times).p95 < limit);
     console.log(
-      `${c.name.padEnd(40)} ${phases.map(cell).join(' ')} ${String(phases[2]!.length).padStart(4)}  < ${limit} ${met ? 'met' : 'NOT met'}`,
+      `${c.name.padEnd(48)} ${phases.map(cell).join(' ')} ${String(phases[2]!.length).padStart(4)}  < ${limit} ${met ? 'met' : 'NOT met'}`,
     );
   }
-  const writeLine = (name: string, times: number[]) => {
+  console.log(
+    `${'write (answered once the read model shows it)'.padEnd(48)} ${'p50 / p95 / max'.padStart(24)} ${'n'.padStart(4)}  goal p50 < 50, p95 < 150`,
+  );
+  for (const [name, { times, failed }] of writes) {
     const s = stats(times);
-    const met = s.p50 < 50 && s.p95 < 150;
+    const met = failed.length === 0 && s.p50 < 50 && s.p95 < 150;
     console.log(
-      `${name.padEnd(40)} ${cell(times)} ${String(times.length).padStart(4)}  p50 < 50, p95 < 150 ${met ? 'met' : 'NOT met'}`,
+      `${name.padEnd(48)} ${cell(times)} ${String(times.length).padStart(4)}  ${met ? 'met' : 'NOT met'}`,
     );
-  };
-  console.log(`${'write'.padEnd(40)} ${'p50 / p95 / max'.padStart(24)} ${'n'.padStart(4)}  goal`);
-  writeLine('PATCH /time-entries/{id}, readers running', patchTimes);
-  if (patchFailures.length > 0)
-    console.log(`  ${patchFailures.length} failed, the first: ${patchFailures[0]}`);
-  for (const [name, times] of Object.entries(writes)) writeLine(`${name}, alone`, times);
+    if (failed.length > 0) console.log(`  ${failed.length} failed, the first: ${failed[0]}`);
+  }
   console.log(
     `fixed CPU loop: ${cpuBefore.toFixed(0)} ms before, ${cpuAfter.toFixed(0)} ms after (quiet machine: about 500-850)`,
   );
