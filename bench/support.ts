@@ -12,8 +12,6 @@ import { openReadModel, type ReadModel } from '../src/readmodel/read-model.ts';
 import { ReadModelStatus } from '../src/readmodel/read-model-status.ts';
 import { createPool } from '../src/store/database.ts';
 import { fullSync } from '../src/sync/full-sync.ts';
-import { createSlotWithSnapshot, dropSlot, newSlotName } from '../src/sync/replication/slot.ts';
-import { readSyncState, writeSyncState } from '../src/sync/sync-state.ts';
 import { startEmbeddedStore, type EmbeddedStore } from '../src/store/embedded-postgres.ts';
 import { migrate } from '../src/store/migrate.ts';
 
@@ -107,40 +105,6 @@ export async function keptReadModel(
     );
   }
   return { readModel, status };
-}
-
-/**
- * Lets a SyncService follow a read model that `keptReadModel` loaded without a replication slot,
- * instead of loading it again (minutes on the 10M-entry store): a new slot is created and the
- * read model marked as following it from the slot's start. That is exact only when nothing was
- * committed between the read model's copy and the slot, so it is done only when the store's
- * snapshot is still the one the copy was made under (no transaction id assigned since); true
- * then, false when nothing was done (the sync then loads the read model itself).
- */
-export async function followKeptReadModel(
-  bench: BenchStore,
-  readModel: ReadModel,
-): Promise<boolean> {
-  const duck = await readModel.connect();
-  try {
-    const state = await readSyncState(duck);
-    if (!state || state.slotName !== null || state.sourceSnapshot === null) return false;
-    const slot = await createSlotWithSnapshot(bench.url, newSlotName());
-    await slot.release();
-    const { rows } = await bench.pool.query<{ snapshot: string }>(
-      'SELECT pg_current_snapshot()::text AS snapshot',
-    );
-    if (rows[0]!.snapshot !== state.sourceSnapshot) {
-      await dropSlot(bench.pool, slot.name);
-      return false;
-    }
-    await duck.run('BEGIN');
-    await writeSyncState(duck, { ...state, slotName: slot.name, sourceLsn: slot.lsn });
-    await duck.run('COMMIT');
-    return true;
-  } finally {
-    duck.closeSync();
-  }
 }
 
 export function log(line: string): void {
