@@ -20,7 +20,8 @@ export interface BenchStore {
   pool: pg.Pool;
   url: string;
   dir: string;
-  close(): Promise<void>;
+  /** Stops the store; drops the replication slots nobody follows, but those in `keepSlots`. */
+  close(keepSlots?: string[]): Promise<void>;
 }
 
 /**
@@ -58,10 +59,13 @@ export async function benchStore(
     pool,
     url: store.url,
     dir,
-    close: async () => {
-      // Slots of read models that were thrown away would hold WAL in the kept store.
+    close: async (keepSlots = []) => {
+      // Slots of read models that were thrown away would hold WAL in the kept store; a kept
+      // read model's slot lets its next run stream on instead of loading again.
       await pool.query(
-        'SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE NOT active',
+        `SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots
+         WHERE NOT active AND slot_name <> ALL($1::text[])`,
+        [keepSlots],
       );
       await pool.end();
       await store.stop();
