@@ -17,7 +17,6 @@ import { parseArgs } from 'node:util';
 import { buildApp } from '../src/http/app.ts';
 import { openReadModel } from '../src/readmodel/read-model.ts';
 import { ReadModelStatus } from '../src/readmodel/read-model-status.ts';
-import { PeriodReportRefresher } from '../src/reports/profitability/profitability.periods.ts';
 import { createKysely } from '../src/store/database.ts';
 import { SyncService } from '../src/sync/sync-service.ts';
 import { TokenIdentityCache } from '../src/tokens/token-identity-cache.ts';
@@ -49,7 +48,6 @@ const readModel = await openReadModel(path.join(dir, 'read-model.duckdb'));
 const status = new ReadModelStatus();
 await status.load(readModel);
 const sync = new SyncService({ pool: bench.pool, url: bench.url, readModel, status, log });
-const periodReports = new PeriodReportRefresher(readModel, log);
 const tokenIdentities = await TokenIdentityCache.listen(bench.pool);
 try {
   // Loads the read model when it follows no replication slot (once per BENCH_DIR: the slot is
@@ -57,14 +55,12 @@ try {
   const loadStarted = performance.now();
   await sync.start();
   log(`sync following the store (${((performance.now() - loadStarted) / 1000).toFixed(0)} s)`);
-  periodReports.start(status);
   const app = await buildApp({
     db,
     readModel,
     status,
     tokenEnv: 'test',
     sync,
-    periodReports,
     tokenIdentities,
     rateLimit: { burst: 1e9, perSecond: 1e9 },
   });
@@ -247,7 +243,6 @@ try {
   );
   await app.close();
 } finally {
-  await periodReports.stop();
   const slot = sync.metrics.slotName;
   await sync.stop();
   await tokenIdentities.close();
