@@ -3,7 +3,7 @@
 // visible), warm (repeated calls), and under writes (a reader looping over every case while one
 // PATCH /time-entries/{id} every 0.5 s changes an October or November 2026 entry). Then the
 // writes alone. Served as `npm start` serves: a SyncService following the store, each write
-// answering once the read model shows it, whole-period reports kept ready in the background.
+// answering once the read model shows it.
 // Baseline, same run: a fixed CPU loop before and after (the machine's speed at the moment).
 //   npm run bench -- dashboard [--time-entries N] [--seconds S] [--cold K] [--warm N] [--writes W]
 //   (default 10,000,000 entries, 60 s under writes, 5 cold and 20 warm calls per case, 20 of

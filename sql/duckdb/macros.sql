@@ -102,11 +102,11 @@ CREATE OR REPLACE MACRO e4_invoice_line_net(amount_e4, net_e4, subtotal_e4, unit
 CREATE OR REPLACE MACRO e4_convert(amount_e4, rate_e10, unit_e4) AS
   e4_share(amount_e4, rate_e10, 10000000000, unit_e4);
 
--- The profitability cells (src/summaries/, docs/summaries.md) keep their sums of e4 counts in
--- BIGINT columns, which DuckDB reads and sums about three times faster than HUGEINT ones. A
--- cell whose sums do not all fit 64 bits (ten hours at the largest pay rate DECIMAL(18,4) holds
--- make one) is stored as several rows of the same key instead, each holding a part of every sum,
--- which add up to the cell again: readers of the cells only ever sum them.
+-- The priced profitability facts (src/summaries/, docs/summaries.md) keep their e4 counts in
+-- BIGINT columns, which DuckDB reads and sums about 2.5 times faster than HUGEINT ones. A fact
+-- whose amounts do not all fit 64 bits (ten hours at the largest pay rate DECIMAL(18,4) holds
+-- make one) is stored as several rows of the same entry instead, each holding a part of every
+-- amount, which add up to it again: readers of the facts only ever sum them.
 -- e4_parts(a, b, c): how many rows a cell of the sums a, b and c takes: 1 up to 2^62, never more
 -- than two per amount summed that fits 64 bits (all but absurd ones; an amount beyond them, such
 -- as a hundred hours at the largest pay rate, takes a row per 2^62 of it). The cells' macros unnest
@@ -171,7 +171,7 @@ CREATE OR REPLACE MACRO currency_key(code) AS
     ELSE CAST(-1 AS SMALLINT)
   END;
 
--- The first day of the month of `d` (the key of the profitability month cells).
+-- The first day of the month of `d` (the key of the profitability month rollup).
 CREATE OR REPLACE MACRO entry_month(d) AS CAST(date_trunc('month', d) AS DATE);
 
 -- Text forms of values for the exports (src/exports/, docs/exports.md), equal to what the API

@@ -26,8 +26,8 @@ const ENTRIES_PER_SLICE = 1_000_000;
 /**
  * Builds every summary from scratch, inside the caller's open transaction (the first load's,
  * or a truncate's), so the summaries are equal to the rows they are loaded with. Entries and
- * month cells go through the same refreshes as a sync batch's, a slice at a time (entries by
- * hash, cells by runs of a workspace's months): in one statement, matching ten million entries against
+ * priced facts go through the same refreshes as a sync batch's, a slice at a time (entries by
+ * hash, facts by runs of a workspace's months): in one statement, matching ten million entries against
  * millions of bill and invoice lines would outgrow the read model's memory limit.
  */
 export async function rebuildSummaries(duck: DuckDBConnection): Promise<void> {

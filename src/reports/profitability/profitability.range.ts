@@ -21,7 +21,7 @@ export function wholeMonths(from: string, to: string): boolean {
 /**
  * The whole calendar months inside from..to (YYYY-MM-DD, from <= to): from the first day of
  * the first month it covers whole to the last day of the last, or null when it covers none.
- * The profitability report reads these from the month cells and computes the other days.
+ * The profitability report reads these from the month rollup and the other days from the facts.
  */
 export function wholeMonthsOf(from: string, to: string): { from: string; to: string } | null {
   const first = monthOf(from).from === from ? from : nextMonthStart(from);
