@@ -331,7 +331,7 @@ async function factsBoth(duck: DuckDBConnection): Promise<[string[], string[]]> 
       ...(await rowsOf(
         duck,
         `SELECT CAST('${ws}' AS UUID) AS workspace_id, *
-         FROM profitability_facts_for(CAST('${ws}' AS UUID), false)`,
+         FROM profitability_facts_for(CAST('${ws}' AS UUID), false, NULL, NULL)`,
       )),
     );
   return [kept, computed.sort()];

@@ -511,7 +511,7 @@ CREATE TABLE IF NOT EXISTS summary_dirty_invoices (invoice_id UUID NOT NULL);
 CREATE TABLE IF NOT EXISTS summary_dirty_entries (time_entry_id UUID NOT NULL);
 CREATE TABLE IF NOT EXISTS summary_dirty_facts (time_entry_id UUID NOT NULL);
 
--- profitability_facts_for(ws, true) of every workspace: the priced facts of each time entry,
+-- profitability_facts_for(ws, false, NULL, NULL) of every workspace: the priced facts of each time entry,
 -- what a profitability report sums (sql/duckdb/views/profitability_facts_for.sql). A first
 -- load writes them in entry-date order, so a range of days reads a few row groups.
 CREATE TABLE IF NOT EXISTS profitability_facts (

@@ -1,6 +1,9 @@
 -- The priced facts of workspace `ws`'s time entries (decisions 8 and 9): what every entry a
 -- profitability report counts adds to it, priced and converted once, so that a report of any
--- range only sums rows. With `dirty`, only the entries listed in summary_dirty_facts.
+-- range only sums rows. With `dirty`, only the entries listed in summary_dirty_facts; with
+-- from_day..to_day (NULL: no bound), only the entries of those days (a first load builds the
+-- facts a run of months at a time: a date range reads the entries' dates, where a list of a
+-- million dirty ids took a join against every entry).
 --
 -- One row per live, stopped entry and item number k: the entry's k-th cost item beside its
 -- k-th revenue item (k from 1; an entry with neither has one row, k = 1, without amounts).
@@ -22,13 +25,14 @@
 -- Amounts are counts of 10^-4 (macros.sql). A row whose amounts do not all fit 64 bits is
 -- several rows (part 0 to n - 1) that add up to it (e4_parts_of, e4_part); the entry's facts
 -- are on part 0.
-CREATE OR REPLACE MACRO profitability_facts_for(ws, dirty) AS TABLE
+CREATE OR REPLACE MACRO profitability_facts_for(ws, dirty, from_day, to_day) AS TABLE
 WITH entries AS MATERIALIZED (
   SELECT e.id AS time_entry_id, e.user_id, e.project_id, e.entry_date, e.duration_seconds, e.billable
   FROM time_entries e
   WHERE e.workspace_id = ws
     AND e.deleted_at IS NULL
     AND NOT e.is_running
+    AND (from_day IS NULL OR e.entry_date BETWEEN from_day AND to_day)
     AND (NOT dirty OR e.id IN (SELECT time_entry_id FROM summary_dirty_facts))
 ),
 base AS (
