@@ -13,11 +13,6 @@ export function monthOf(today: string): { from: string; to: string } {
   return { from: `${prefix}01`, to: `${prefix}${String(lastDay).padStart(2, '0')}` };
 }
 
-/** Whether from..to covers whole calendar months only (YYYY-MM-DD dates). */
-export function wholeMonths(from: string, to: string): boolean {
-  return from === monthOf(from).from && to === monthOf(to).to;
-}
-
 /**
  * The whole calendar months inside from..to (YYYY-MM-DD, from <= to): from the first day of
  * the first month it covers whole to the last day of the last, or null when it covers none.
