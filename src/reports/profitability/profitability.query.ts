@@ -2,7 +2,15 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { SqlParams } from '../../http/list/sql-params.ts';
 import { formatAmount, formatDecimal } from '../../money/money.ts';
 import { currencyScale } from '../../money/currencies.ts';
-import { PROFITABILITY_METRICS } from './profitability.schema.ts';
+import {
+  PROFITABILITY_METRICS,
+  type Profitability,
+  type ProfitabilityRow,
+} from './profitability.schema.ts';
+
+type Metric = (typeof PROFITABILITY_METRICS)[number];
+/** A native sum of a list: its currency, and the amount printed at the currency's scale. */
+type NativeSum = Profitability['unallocatedRevenue'][number];
 import { wholeMonthsOf } from './profitability.range.ts';
 
 export interface ProfitabilityParams {
@@ -157,7 +165,7 @@ export async function loadProfitability(
 export async function computeReport(
   connection: DuckDBConnection,
   params: ProfitabilityParams,
-): Promise<ProfitabilityRecord> {
+): Promise<Profitability> {
   const a = argsOf(params);
   const read = async <T>(text: string): Promise<T> => {
     const reader = await connection.runAndReadAll(text, a.sql.valuesIn(text));
@@ -204,7 +212,8 @@ type ProjectLine = [
 
 const PRIMARY = ['approved', 'paid', 'estimated', 'billed', 'collected'] as const;
 type Primary = (typeof PRIMARY)[number];
-const METRIC_OF: Record<Primary, string> = {
+type PrimaryMetric = Profitability['missingFx'][number]['metric'];
+const METRIC_OF: Record<Primary, PrimaryMetric> = {
   approved: 'approvedCost',
   paid: 'paid',
   estimated: 'estimatedCost',
@@ -256,52 +265,6 @@ interface FxRate {
   effectiveFrom: string;
   createdAt: string;
   rate: string;
-}
-
-export interface ProfitabilityRecord {
-  from: string;
-  to: string;
-  view: 'work';
-  baseCurrency: string;
-  page: number;
-  perPage: number;
-  memberTotal: number;
-  missingRateCount: number;
-  summary: MetricsRow;
-  members: (MetricsRow & { projectCount: number; projects: MetricsRow[] })[];
-  unallocatedRevenue: NativeSum[];
-  unreconciledReceipts: NativeSum[];
-  missingFx: { fromCurrency: string; toCurrency: string; amount: string; metric: string }[];
-  fxRates: (Omit<FxRate, 'rate'> & { used: boolean; rate: string })[];
-}
-
-/** A native sum of a list: its currency, and the amount printed at the currency's scale. */
-interface NativeSum {
-  currency: string;
-  amount: string;
-}
-
-interface MetricsRow {
-  userId: string | null;
-  payeeId: string | null;
-  name: string | null;
-  projectId: string | null;
-  projectName: string | null;
-  billedNet: string;
-  collectedNet: string;
-  compensationCost: string;
-  approvedCost: string;
-  estimatedCost: string;
-  paid: string;
-  pending: string;
-  margin: string;
-  marginPercent: string | null;
-  clientUnbilledSeconds: number;
-  missingFx: boolean;
-  missingPayRate: boolean;
-  missingMetrics: string[];
-  nativeAmounts: { currency: string; metric: string; amount: string }[];
-  links: { app: string; payee: string; project: string; task: string };
 }
 
 /** A count of 10^-4 units as the decimal it stands for ("-1234500" -> "-123.4500"). */
@@ -394,7 +357,7 @@ class ReportBuilder {
     return this.members.slice((page - 1) * perPage, page * perPage).map((m) => m.person.userId);
   }
 
-  record(projectLines: ProjectLine[]): ProfitabilityRecord {
+  record(projectLines: ProjectLine[]): Profitability {
     const projects = new Map<string, { id: string; name: string | null; sums: Sums[] }[]>();
     for (const [userId, projectId, projectName, cost, revenue, sums] of projectLines) {
       const own = projects.get(userId) ?? [];
@@ -407,7 +370,6 @@ class ReportBuilder {
       projects.set(userId, own);
     }
     const all = this.members.flatMap((m) => m.sums);
-    const rows = this.members.map((m) => this.row(m.sums, m.person, null));
     const { page, perPage } = this.params;
     const first = (page - 1) * perPage;
     return {
@@ -418,14 +380,14 @@ class ReportBuilder {
       page,
       perPage,
       memberTotal: this.members.length,
-      missingRateCount: rows.filter((r) => r.missingPayRate).length,
+      missingRateCount: this.members.filter((m) => m.sums.some((s) => s.missingPayRate)).length,
       summary: this.row(all, null, null),
-      members: rows.slice(first, first + perPage).map((row, i) => {
-        const person = this.members[first + i]!.person;
+      // Only the page's members are made rows; the others count in the summary and totals.
+      members: this.members.slice(first, first + perPage).map(({ person, sums }) => {
         const own = (projects.get(person.userId) ?? []).map((p) =>
           this.row(p.sums, person, { id: p.id, name: p.name }),
         );
-        return { ...row, projectCount: own.length, projects: own };
+        return { ...this.row(sums, person, null), projectCount: own.length, projects: own };
       }),
       unallocatedRevenue: this.lists.unallocated,
       unreconciledReceipts: this.lists.receipts,
@@ -449,7 +411,7 @@ class ReportBuilder {
     sums: Sums[],
     person: Person | null,
     project: { id: string; name: string | null } | null,
-  ): MetricsRow {
+  ): ProfitabilityRow {
     const converted = (m: Primary) => sums.reduce((t, s) => t + (s.converted[m] ?? 0n), 0n);
     const missing = (m: Primary) => sums.some((s) => s.missing[m] !== null);
     const approved = converted('approved');
@@ -469,7 +431,7 @@ class ReportBuilder {
       (fx.estimated || missingPayRate) && 'estimatedCost',
       fx.paid && 'paid',
       (fx.approved || fx.paid) && 'pending',
-    ].filter((m): m is string => m !== false);
+    ].filter((m): m is Metric => m !== false);
     const base = (e4: bigint) => money(e4, this.baseCurrency);
     const { from, to } = this.params;
     const app =
@@ -506,8 +468,8 @@ class ReportBuilder {
   }
 
   /** The amounts of `sums` left unconverted, per primary metric and currency. */
-  private missingFx(sums: Sums[]): ProfitabilityRecord['missingFx'] {
-    const totals = new Map<string, { metric: string; currency: string; e4: bigint }>();
+  private missingFx(sums: Sums[]): Profitability['missingFx'] {
+    const totals = new Map<string, { metric: PrimaryMetric; currency: string; e4: bigint }>();
     for (const s of sums)
       for (const m of PRIMARY) {
         const amount = s.missing[m];
@@ -537,7 +499,7 @@ const byMetricThenCurrency = (
   (x.currency < y.currency ? -1 : x.currency > y.currency ? 1 : 0);
 
 /** Per metric and currency the unconverted sums (compensationCost and pending derived per currency), zero sums left out. */
-function nativeAmounts(sums: Sums[]): MetricsRow['nativeAmounts'] {
+function nativeAmounts(sums: Sums[]): ProfitabilityRow['nativeAmounts'] {
   const cost = new Map<string, Record<'approved' | 'paid' | 'estimated', bigint>>();
   const revenue = new Map<string, Record<'billed' | 'collected', bigint>>();
   for (const s of sums) {
@@ -555,7 +517,7 @@ function nativeAmounts(sums: Sums[]): MetricsRow['nativeAmounts'] {
       revenue.set(s.revenueCurrency, t);
     }
   }
-  const amounts: { metric: string; currency: string; e4: bigint }[] = [];
+  const amounts: { metric: Metric; currency: string; e4: bigint }[] = [];
   for (const [currency, t] of revenue) {
     amounts.push({ metric: 'billedNet', currency, e4: t.billed });
     amounts.push({ metric: 'collectedNet', currency, e4: t.collected });
