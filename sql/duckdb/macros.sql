@@ -101,6 +101,15 @@ CREATE OR REPLACE MACRO e4_invoice_line_net(amount_e4, net_e4, subtotal_e4, unit
 -- currency's `unit_e4` (decisions 9), at the rate's full precision.
 CREATE OR REPLACE MACRO e4_convert(amount_e4, rate_e10, unit_e4) AS
   e4_share(amount_e4, rate_e10, 10000000000, unit_e4);
+-- An amount's figure in the base currency (decisions 9): the amount itself when it needs no
+-- rate (`converts` false: the base currency; or an amount of 0), its e4_convert with the rate
+-- otherwise, NULL without a rate (or without the amount). A column, not an expression: the
+-- macro uses its argument three times.
+CREATE OR REPLACE MACRO e4_to_base(amount_e4, converts, rate_e10, unit_e4) AS
+  CASE
+    WHEN NOT converts OR amount_e4 = 0 THEN amount_e4
+    ELSE e4_convert(amount_e4, rate_e10, unit_e4)
+  END;
 
 -- The priced profitability facts (src/summaries/, docs/summaries.md) keep their e4 counts in
 -- BIGINT columns, which DuckDB reads and sums about 2.5 times faster than HUGEINT ones. A fact

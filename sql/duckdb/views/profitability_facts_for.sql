@@ -267,28 +267,16 @@ converted AS (
     p.*,
     cr.fx_rate_id AS cost_rate_id,
     rr.fx_rate_id AS revenue_rate_id,
-    -- An amount's converted figure: itself when it needs no rate (base currency, or 0), the
-    -- rounded conversion with its rate, NULL without one (or without the amount).
-    CASE
-      WHEN p.cost_fx_currency IS NULL OR p.approved_e4 = 0 THEN p.approved_e4
-      ELSE e4_convert(p.approved_e4, cr.rate_e10, p.base_unit_e4)
-    END AS approved_b4,
-    CASE
-      WHEN p.cost_fx_currency IS NULL OR p.paid_e4 = 0 THEN p.paid_e4
-      ELSE e4_convert(p.paid_e4, cr.rate_e10, p.base_unit_e4)
-    END AS paid_b4,
-    CASE
-      WHEN p.cost_fx_currency IS NULL OR p.estimated_e4 = 0 THEN p.estimated_e4
-      ELSE e4_convert(p.estimated_e4, cr.rate_e10, p.base_unit_e4)
-    END AS estimated_b4,
-    CASE
-      WHEN p.revenue_fx_currency IS NULL OR p.billed_e4 = 0 THEN p.billed_e4
-      ELSE e4_convert(p.billed_e4, rr.rate_e10, p.base_unit_e4)
-    END AS billed_b4,
-    CASE
-      WHEN p.revenue_fx_currency IS NULL OR p.collected_e4 = 0 THEN p.collected_e4
-      ELSE e4_convert(p.collected_e4, rr.rate_e10, p.base_unit_e4)
-    END AS collected_b4
+    -- NULL without a rate: missing FX (e4_to_base).
+    e4_to_base(p.approved_e4, p.cost_fx_currency IS NOT NULL, cr.rate_e10, p.base_unit_e4)
+      AS approved_b4,
+    e4_to_base(p.paid_e4, p.cost_fx_currency IS NOT NULL, cr.rate_e10, p.base_unit_e4) AS paid_b4,
+    e4_to_base(p.estimated_e4, p.cost_fx_currency IS NOT NULL, cr.rate_e10, p.base_unit_e4)
+      AS estimated_b4,
+    e4_to_base(p.billed_e4, p.revenue_fx_currency IS NOT NULL, rr.rate_e10, p.base_unit_e4)
+      AS billed_b4,
+    e4_to_base(p.collected_e4, p.revenue_fx_currency IS NOT NULL, rr.rate_e10, p.base_unit_e4)
+      AS collected_b4
   FROM priced p
   LEFT JOIN day_fx cr ON cr.fx_currency = p.cost_fx_currency AND cr.fx_date = p.entry_date
   LEFT JOIN day_fx rr ON rr.fx_currency = p.revenue_fx_currency AND rr.fx_date = p.issue_date
