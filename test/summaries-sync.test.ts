@@ -321,19 +321,42 @@ const PAIRS: [string, string][] = [
   ],
 ];
 
-/** The priced facts as stored, and profitability_facts_for of every workspace. */
+/**
+ * The priced facts as stored, and profitability_facts_for of every workspace priced whole: its
+ * inputs filled with every live, stopped entry and their lines (rolled back after).
+ */
 async function factsBoth(duck: DuckDBConnection): Promise<[string[], string[]]> {
   const kept = await rowsOf(duck, 'SELECT * FROM profitability_facts');
   const computed: string[] = [];
-  const workspaces = await duck.runAndReadAll('SELECT CAST(id AS VARCHAR) FROM workspaces');
-  for (const [ws] of workspaces.getRows() as [string][])
-    computed.push(
-      ...(await rowsOf(
-        duck,
-        `SELECT CAST('${ws}' AS UUID) AS workspace_id, *
-         FROM profitability_facts_for(CAST('${ws}' AS UUID), false, NULL, NULL)`,
-      )),
+  await duck.run('BEGIN TRANSACTION');
+  try {
+    await duck.run(
+      `INSERT INTO fact_input_entries
+       SELECT id, workspace_id, user_id, project_id, entry_date, duration_seconds, billable
+       FROM time_entries WHERE deleted_at IS NULL AND NOT is_running`,
     );
+    await duck.run(
+      `INSERT INTO fact_input_bill_lines
+       SELECT id, time_entry_id, bill_id, amount FROM team_bill_lines
+       WHERE kind = 'TIME' AND time_entry_id IS NOT NULL`,
+    );
+    await duck.run(
+      `INSERT INTO fact_input_invoice_lines
+       SELECT id, time_entry_id, invoice_id, amount FROM invoice_lines
+       WHERE time_entry_id IS NOT NULL`,
+    );
+    const workspaces = await duck.runAndReadAll('SELECT CAST(id AS VARCHAR) FROM workspaces');
+    for (const [ws] of workspaces.getRows() as [string][])
+      computed.push(
+        ...(await rowsOf(
+          duck,
+          `SELECT CAST('${ws}' AS UUID) AS workspace_id, *
+           FROM profitability_facts_for(CAST('${ws}' AS UUID))`,
+        )),
+      );
+  } finally {
+    await duck.run('ROLLBACK');
+  }
   return [kept, computed.sort()];
 }
 

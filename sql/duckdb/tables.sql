@@ -511,7 +511,36 @@ CREATE TABLE IF NOT EXISTS summary_dirty_invoices (invoice_id UUID NOT NULL);
 CREATE TABLE IF NOT EXISTS summary_dirty_entries (time_entry_id UUID NOT NULL);
 CREATE TABLE IF NOT EXISTS summary_dirty_facts (time_entry_id UUID NOT NULL);
 
--- profitability_facts_for(ws, false, NULL, NULL) of every workspace: the priced facts of each time entry,
+-- The entries whose priced facts are being computed, with their TIME bill lines and invoice
+-- lines: what profitability_facts_for prices. A first load fills them a run of months at a
+-- time, a sync batch with the entries it made stale; emptied after each use. Read from these
+-- small tables, the pricing statement is planned on the rows it prices: read from the copied
+-- tables inside a batch that had just changed an entry, DuckDB's estimates led it to join
+-- millions of invoice lines before narrowing them to the batch's entries (0.5-1 s a batch on
+-- the 10M-entry workspace).
+CREATE TABLE IF NOT EXISTS fact_input_entries (
+  time_entry_id UUID NOT NULL,
+  workspace_id UUID NOT NULL,
+  user_id UUID NOT NULL,
+  project_id UUID NOT NULL,
+  entry_date DATE NOT NULL,
+  duration_seconds INTEGER NOT NULL,
+  billable BOOLEAN NOT NULL
+);
+CREATE TABLE IF NOT EXISTS fact_input_bill_lines (
+  line_id UUID NOT NULL,
+  time_entry_id UUID NOT NULL,
+  bill_id UUID NOT NULL,
+  amount DECIMAL(18,4) NOT NULL
+);
+CREATE TABLE IF NOT EXISTS fact_input_invoice_lines (
+  line_id UUID NOT NULL,
+  time_entry_id UUID NOT NULL,
+  invoice_id UUID NOT NULL,
+  amount DECIMAL(18,4) NOT NULL
+);
+
+-- profitability_facts_for(ws) of every workspace's entries: the priced facts of each time entry,
 -- what a profitability report sums (sql/duckdb/views/profitability_facts_for.sql). A first
 -- load writes them in entry-date order, so a range of days reads a few row groups.
 CREATE TABLE IF NOT EXISTS profitability_facts (

@@ -18,6 +18,9 @@ export const SUMMARY_TABLES = [
   'summary_dirty_payees',
   'summary_dirty_facts',
   'summary_dirty_months_of_facts',
+  'fact_input_entries',
+  'fact_input_bill_lines',
+  'fact_input_invoice_lines',
 ] as const;
 
 /** Entries refreshed per statement when payee_entry_pay is built whole (bounds its memory). */
@@ -72,10 +75,9 @@ export async function rebuildSummaries(duck: DuckDBConnection): Promise<void> {
     const ws = params.bind(run.workspace, 'UUID');
     const from = params.bind(run.months[0]!, 'DATE');
     const to = params.bind(run.months[run.months.length - 1]!, 'DATE');
-    await duck.run(
-      `INSERT INTO profitability_facts BY NAME
-       SELECT ${ws} AS workspace_id, * FROM profitability_facts_for(${ws}, false, ${from}, last_day(${to}))
-       ORDER BY entry_date`,
+    await priceEntries(
+      duck,
+      `workspace_id = ${ws} AND entry_date BETWEEN ${from} AND last_day(${to})`,
       params.values,
     );
     run = null;
@@ -304,15 +306,49 @@ async function refreshKeys(duck: DuckDBConnection, table: string, key: string, d
  */
 async function refreshFacts(duck: DuckDBConnection): Promise<void> {
   const dirty = 'SELECT time_entry_id FROM summary_dirty_facts';
-  // The rollup keys of the dirty entries' facts: run before the facts change and after.
-  const rollupKeys = `INSERT INTO summary_dirty_months_of_facts
+  // The rollup keys of the dirty entries' old facts (the new ones' are marked as they are priced).
+  await duck.run(`INSERT INTO summary_dirty_months_of_facts
     SELECT DISTINCT workspace_id, entry_month(entry_date), user_id, project_id
-    FROM profitability_facts WHERE time_entry_id IN (${dirty})`;
-  await duck.run(rollupKeys);
+    FROM profitability_facts WHERE time_entry_id IN (${dirty})`);
   await duck.run(`DELETE FROM profitability_facts WHERE time_entry_id IN (${dirty})`);
+  await priceEntries(duck, `id IN (${dirty})`, {}, true);
+  await duck.run('DELETE FROM summary_dirty_facts');
+  await refreshMonthFacts(duck);
+}
+
+/**
+ * Appends the priced facts of the live, stopped entries that `where` (a condition on
+ * time_entries, with `values` for its parameters) selects: the entries and their lines are
+ * first copied into the fact_input_* tables, which profitability_facts_for prices, workspace by
+ * workspace, in entry-date order; then emptied. With `markMonths`, the rollup keys of the new
+ * facts go to summary_dirty_months_of_facts.
+ */
+async function priceEntries(
+  duck: DuckDBConnection,
+  where: string,
+  values: SqlParams['values'] = {},
+  markMonths = false,
+): Promise<void> {
+  await duck.run(
+    `INSERT INTO fact_input_entries
+     SELECT id, workspace_id, user_id, project_id, entry_date, duration_seconds, billable
+     FROM time_entries
+     WHERE deleted_at IS NULL AND NOT is_running AND ${where}`,
+    values,
+  );
+  await duck.run(
+    `INSERT INTO fact_input_bill_lines
+     SELECT id, time_entry_id, bill_id, amount FROM team_bill_lines
+     WHERE kind = 'TIME' AND time_entry_id IN (SELECT time_entry_id FROM fact_input_entries)`,
+  );
+  await duck.run(
+    `INSERT INTO fact_input_invoice_lines
+     SELECT id, time_entry_id, invoice_id, amount FROM invoice_lines
+     WHERE time_entry_id IN (SELECT time_entry_id FROM fact_input_entries)`,
+  );
   const workspaces = (
     await duck.runAndReadAll(
-      `SELECT DISTINCT CAST(workspace_id AS VARCHAR) FROM time_entries WHERE id IN (${dirty})`,
+      'SELECT DISTINCT CAST(workspace_id AS VARCHAR) FROM fact_input_entries ORDER BY 1',
     )
   ).getRows();
   for (const [workspace] of workspaces) {
@@ -320,14 +356,20 @@ async function refreshFacts(duck: DuckDBConnection): Promise<void> {
     const ws = params.bind(String(workspace), 'UUID');
     await duck.run(
       `INSERT INTO profitability_facts BY NAME
-       SELECT ${ws} AS workspace_id, * FROM profitability_facts_for(${ws}, true, NULL, NULL)
+       SELECT ${ws} AS workspace_id, * FROM profitability_facts_for(${ws})
        ORDER BY entry_date`,
       params.values,
     );
   }
-  await duck.run(rollupKeys);
-  await duck.run('DELETE FROM summary_dirty_facts');
-  await refreshMonthFacts(duck);
+  // The rollup keys of the new facts (an entry's facts share its date, member and project).
+  if (markMonths)
+    await duck.run(
+      `INSERT INTO summary_dirty_months_of_facts
+       SELECT DISTINCT workspace_id, entry_month(entry_date), user_id, project_id
+       FROM fact_input_entries`,
+    );
+  for (const table of ['fact_input_entries', 'fact_input_bill_lines', 'fact_input_invoice_lines'])
+    await duck.run(`DELETE FROM ${table}`);
 }
 
 /**

@@ -1,9 +1,9 @@
--- The priced facts of workspace `ws`'s time entries (decisions 8 and 9): what every entry a
--- profitability report counts adds to it, priced and converted once, so that a report of any
--- range only sums rows. With `dirty`, only the entries listed in summary_dirty_facts; with
--- from_day..to_day (NULL: no bound), only the entries of those days (a first load builds the
--- facts a run of months at a time: a date range reads the entries' dates, where a list of a
--- million dirty ids took a join against every entry).
+-- The priced facts of workspace `ws`'s time entries in fact_input_entries (decisions 8 and 9):
+-- what every entry a profitability report counts adds to it, priced and converted once, so that
+-- a report of any range only sums rows. The caller fills fact_input_entries with live, stopped
+-- entries, and fact_input_bill_lines and fact_input_invoice_lines with their TIME bill lines
+-- and invoice lines (src/summaries/summaries.ts); bills come from team_bill_figures, which is
+-- refreshed first.
 --
 -- One row per live, stopped entry and item number k: the entry's k-th cost item beside its
 -- k-th revenue item (k from 1; an entry with neither has one row, k = 1, without amounts).
@@ -25,15 +25,11 @@
 -- Amounts are counts of 10^-4 (macros.sql). A row whose amounts do not all fit 64 bits is
 -- several rows (part 0 to n - 1) that add up to it (e4_parts_of, e4_part); the entry's facts
 -- are on part 0.
-CREATE OR REPLACE MACRO profitability_facts_for(ws, dirty, from_day, to_day) AS TABLE
+CREATE OR REPLACE MACRO profitability_facts_for(ws) AS TABLE
 WITH entries AS MATERIALIZED (
-  SELECT e.id AS time_entry_id, e.user_id, e.project_id, e.entry_date, e.duration_seconds, e.billable
-  FROM time_entries e
-  WHERE e.workspace_id = ws
-    AND e.deleted_at IS NULL
-    AND NOT e.is_running
-    AND (from_day IS NULL OR e.entry_date BETWEEN from_day AND to_day)
-    AND (NOT dirty OR e.id IN (SELECT time_entry_id FROM summary_dirty_facts))
+  SELECT time_entry_id, user_id, project_id, entry_date, duration_seconds, billable
+  FROM fact_input_entries
+  WHERE workspace_id = ws
 ),
 base AS (
   SELECT
@@ -87,56 +83,28 @@ entry_rates AS (
 ),
 approved_lines AS MATERIALIZED (
   SELECT
-    l.id AS line_id,
+    l.line_id,
     l.time_entry_id,
     l.bill_id,
     b.currency,
     money_e4(l.amount) AS amount_e4,
     unit_e4(coalesce(c.scale, error('unknown currency ' || b.currency))) AS unit_e4
-  FROM team_bill_lines l
+  FROM fact_input_bill_lines l
   JOIN entries e ON e.time_entry_id = l.time_entry_id
-  JOIN team_bills b ON b.id = l.bill_id
+  JOIN team_bill_figures b ON b.bill_id = l.bill_id
   LEFT JOIN currencies c ON c.code = b.currency
-  WHERE l.kind = 'TIME' AND b.workspace_id = ws AND b.status = 'APPROVED' AND b.deleted_at IS NULL
+  WHERE b.workspace_id = ws AND b.status = 'APPROVED'
 ),
--- B's total and amount paid as team_bill_figures has them (decisions 7), for these bills only.
-bill_line_sums AS (
-  SELECT
-    bill_id,
-    sum(amount) FILTER (WHERE kind IN ('TIME', 'EXPENSE')) AS subtotal,
-    sum(amount) FILTER (WHERE kind = 'ADJUSTMENT') AS adjustment_total
-  FROM team_bill_lines
-  WHERE workspace_id = ws AND bill_id IN (SELECT bill_id FROM approved_lines)
-  GROUP BY bill_id
-),
-bill_payments AS (
-  SELECT a.bill_id, sum(a.amount) AS amount_paid
-  FROM team_payment_allocations a
-  JOIN team_payments p ON p.id = a.payment_id
-  WHERE a.workspace_id = ws
-    AND p.workspace_id = ws
-    AND p.status = 'RECORDED'
-    AND p.deleted_at IS NULL
-    AND a.bill_id IN (SELECT bill_id FROM approved_lines)
-  GROUP BY a.bill_id
-),
+-- B's total and amount paid as team_bill_figures has them (decisions 7), rounded to its
+-- currency.
 bills AS (
   SELECT
-    s.bill_id,
-    e4_round(s.subtotal_e4, s.unit_e4) + e4_round(s.adjustment_e4, s.unit_e4) AS total_e4,
-    e4_round(s.paid_e4, s.unit_e4) AS paid_e4
-  FROM (
-    SELECT
-      t.bill_id,
-      money_to_e4(coalesce(t.subtotal, 0)) AS subtotal_e4,
-      money_to_e4(coalesce(t.adjustment_total, 0)) AS adjustment_e4,
-      money_to_e4(coalesce(p.amount_paid, 0)) AS paid_e4,
-      unit_e4(coalesce(c.scale, error('unknown currency ' || b.currency))) AS unit_e4
-    FROM bill_line_sums t
-    JOIN team_bills b ON b.id = t.bill_id
-    LEFT JOIN bill_payments p ON p.bill_id = t.bill_id
-    LEFT JOIN currencies c ON c.code = b.currency
-  ) s
+    f.bill_id,
+    e4_round(money_to_e4(f.subtotal), s.unit_e4) + e4_round(money_to_e4(f.adjustment_total), s.unit_e4)
+      AS total_e4,
+    e4_round(money_to_e4(f.amount_paid), s.unit_e4) AS paid_e4
+  FROM team_bill_figures f
+  JOIN (SELECT DISTINCT bill_id, unit_e4 FROM approved_lines) s ON s.bill_id = f.bill_id
 ),
 cost_items AS (
   SELECT
@@ -184,7 +152,7 @@ revenue_items AS MATERIALIZED (
     e4_share_capped(net_e4, paid_e4, total_e4, unit_e4) AS collected_e4
   FROM (
     SELECT
-      l.id AS line_id,
+      l.line_id,
       l.time_entry_id,
       i.currency AS revenue_currency,
       i.issue_date,
@@ -192,7 +160,7 @@ revenue_items AS MATERIALIZED (
       i.paid_e4,
       i.unit_e4,
       e4_invoice_line_net(money_e4(l.amount), i.net_e4, i.subtotal_e4, i.unit_e4) AS net_e4
-    FROM invoice_lines l
+    FROM fact_input_invoice_lines l
     JOIN entries e ON e.time_entry_id = l.time_entry_id
     JOIN sent_invoices i ON i.id = l.invoice_id
   )
