@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { SqlParams } from '../../http/list/sql-params.ts';
-import { formatAmount, formatDecimal } from '../../money/money.ts';
+import { formatAmount, formatE4 } from '../../money/money.ts';
 import { currencyScale } from '../../money/currencies.ts';
 import {
   PROFITABILITY_METRICS,
@@ -267,15 +267,8 @@ interface FxRate {
   rate: string;
 }
 
-/** A count of 10^-4 units as the decimal it stands for ("-1234500" -> "-123.4500"). */
-function e4Decimal(e4: bigint): string {
-  const negative = e4 < 0n;
-  const digits = (negative ? -e4 : e4).toString().padStart(5, '0');
-  return `${negative ? '-' : ''}${digits.slice(0, -4)}.${digits.slice(-4)}`;
-}
-
 /** The sums of 10^-4 units printed at a currency's scale (rounded half away from zero). */
-const money = (e4: bigint, currency: string) => formatDecimal(e4Decimal(e4), scaleOf(currency));
+const money = (e4: bigint, currency: string) => formatE4(e4, scaleOf(currency));
 const scaleOf = (currency: string) => currencyScale(currency) ?? 2;
 
 /** part x 100 / whole, rounded half away from zero to two decimals (whole <> 0). */
@@ -285,7 +278,7 @@ function percent(part: bigint, whole: bigint): string {
   const a = n < 0n ? -n : n;
   const b = whole < 0n ? -whole : whole;
   const hundredths = (2n * a + b) / (2n * b);
-  return formatDecimal(e4Decimal((negative ? -hundredths : hundredths) * 100n), 2);
+  return formatE4((negative ? -hundredths : hundredths) * 100n, 2);
 }
 
 /** Adds the statements' rows up into the API's record (decisions 8). */
