@@ -7,6 +7,8 @@ import {
   decimalTextSign,
   formatAmount,
   formatDecimal,
+  formatE4,
+  Money,
   parseAmount,
 } from './money.ts';
 
@@ -77,5 +79,72 @@ describe('money', () => {
 
   it('reads the sign of a decimal string', () => {
     expect(['-0.00', '0', '12', '-1.5'].map(decimalTextSign)).toEqual([0, 0, 1, -1]);
+  });
+
+  describe('formatE4', () => {
+    const SCALES = [0, 1, 2, 3, 4];
+    // The decimal a count of 10^-4 units stands for, made by decimal.js (exact at this
+    // precision), and printed the way formatDecimal prints a Decimal: the path formatE4 replaces.
+    const viaDecimal = (e4: bigint, scale: number) =>
+      formatDecimal(new Money(e4.toString()).div(10000), scale);
+
+    it.each([
+      [-1234500n, 2, '-123.45'],
+      [-1234567n, 0, '-123'],
+      [5000n, 0, '1'],
+      [-5000n, 0, '-1'],
+      [4999n, 0, '0'],
+      [-49n, 2, '0.00'],
+      [-50n, 2, '-0.01'],
+      [15n, 3, '0.002'],
+      [-7n, 4, '-0.0007'],
+      [0n, 4, '0.0000'],
+      [2n ** 70n, 2, '118059162071741130.34'],
+    ])('prints %s ten-thousandths at scale %i as %s', (e4, scale, expected) => {
+      expect(formatE4(e4, scale)).toBe(expected);
+    });
+
+    it('agrees with decimal.js for every count from -3 to +3 whole units, at every scale', () => {
+      // Covers zero, everything that rounds to zero from either side, and every half near it.
+      for (const scale of SCALES)
+        for (let e4 = -30000n; e4 <= 30000n; e4 += 1n)
+          if (formatE4(e4, scale) !== viaDecimal(e4, scale))
+            expect(formatE4(e4, scale), `${e4} at scale ${scale}`).toBe(viaDecimal(e4, scale));
+    });
+
+    it('rounds exact halves away from zero at every scale, as decimal.js does', () => {
+      fc.assert(
+        fc.property(
+          fc.bigInt({ min: -(2n ** 100n), max: 2n ** 100n }),
+          fc.constantFrom(0, 1, 2, 3),
+          fc.constantFrom(-1n, 0n, 1n),
+          (whole, scale, nudge) => {
+            const step = 10n ** BigInt(4 - scale);
+            // ...5000 past the scale (or one unit either side of it), with either sign.
+            const e4 = whole * step + (whole < 0n ? -1n : 1n) * (step / 2n + nudge);
+            expect(formatE4(e4, scale)).toBe(viaDecimal(e4, scale));
+          },
+        ),
+        { numRuns: 2000 },
+      );
+    });
+
+    it.each([
+      ['up to a million', 10n ** 6n],
+      ['up to 64 bits', 2n ** 63n],
+      ['past 64 bits', 2n ** 80n],
+      ['past 128 bits', 10n ** 45n],
+    ])('agrees with decimal.js for random counts %s, either sign, at every scale', (_, max) => {
+      fc.assert(
+        fc.property(fc.bigInt({ min: -max, max }), fc.constantFrom(...SCALES), (e4, scale) => {
+          expect(formatE4(e4, scale)).toBe(viaDecimal(e4, scale));
+        }),
+        { numRuns: 2000 },
+      );
+    });
+
+    it.each([-1, 5, 1.5, NaN])('refuses scale %s', (scale) => {
+      expect(() => formatE4(1n, scale)).toThrow(RangeError);
+    });
   });
 });

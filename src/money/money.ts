@@ -67,6 +67,29 @@ export function formatDecimal(value: Money | string, scale: number): string {
   return (rounded.isZero() ? new Money(0) : rounded).toFixed(scale);
 }
 
+/** 10^(4 - scale): how many 10^-4 units one digit at `scale` (0..4) holds. */
+const E4_STEP = [10000n, 1000n, 100n, 10n, 1n];
+
+/**
+ * A count of 10^-4 units (a sum read from DuckDB as an integer) printed at `scale` digits,
+ * rounded half away from zero: the same text as formatDecimal of the decimal it stands for,
+ * with BigInt arithmetic only. A report prints thousands of such sums, and nearly every one has
+ * digits past its currency's scale, which formatDecimal would hand to decimal.js.
+ */
+export function formatE4(e4: bigint, scale: number): string {
+  const step = E4_STEP[scale];
+  if (step === undefined) throw new RangeError(`scale must be an integer 0..4, not ${scale}`);
+  const negative = e4 < 0n;
+  const magnitude = negative ? -e4 : e4;
+  // Half away from zero on the magnitude; the sign goes back on afterwards.
+  const units = (2n * magnitude + step) / (2n * step);
+  const digits = units.toString().padStart(scale + 1, '0');
+  const whole = digits.slice(0, digits.length - scale);
+  // Money never shows "-0.00": a value that rounds to zero loses its sign.
+  const sign = negative && units !== 0n ? '-' : '';
+  return scale === 0 ? `${sign}${whole}` : `${sign}${whole}.${digits.slice(-scale)}`;
+}
+
 /** Formats an amount with its currency's scale ("150.00", JPY "150", KWD "1.500"). */
 export function formatAmount(value: Money | string, currency: string): string {
   return formatDecimal(value, currencyScale(currency) ?? 2);

@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { SqlParams } from '../../http/list/sql-params.ts';
-import { formatAmount, formatDecimal } from '../../money/money.ts';
+import { formatAmount, formatE4 } from '../../money/money.ts';
 import { currencyScale } from '../../money/currencies.ts';
 import {
   PROFITABILITY_METRICS,
@@ -210,46 +210,66 @@ type ProjectLine = [
   sums: SumsLine,
 ];
 
-const PRIMARY = ['approved', 'paid', 'estimated', 'billed', 'collected'] as const;
-type Primary = (typeof PRIMARY)[number];
 type PrimaryMetric = Profitability['missingFx'][number]['metric'];
-const METRIC_OF: Record<Primary, PrimaryMetric> = {
-  approved: 'approvedCost',
-  paid: 'paid',
-  estimated: 'estimatedCost',
-  billed: 'billedNet',
-  collected: 'collectedNet',
-};
-const COST: readonly Primary[] = ['approved', 'paid', 'estimated'];
+/** A figure per primary metric, in the order SUMS lists them. */
+type PerPrimary<T> = [approved: T, paid: T, estimated: T, billed: T, collected: T];
+const PRIMARY: PerPrimary<PrimaryMetric> = [
+  'approvedCost',
+  'paid',
+  'estimatedCost',
+  'billedNet',
+  'collectedNet',
+];
+const PRIMARY_INDEXES = [0, 1, 2, 3, 4] as const;
+const [APPROVED, PAID, ESTIMATED, BILLED, COLLECTED] = PRIMARY_INDEXES;
+type PrimaryIndex = (typeof PRIMARY_INDEXES)[number];
 
-/** One group of summed rows: one currency pair of a member or of a member's project. */
+/**
+ * One group of summed rows: one currency pair of a member or of a member's project, its sums
+ * read into BigInt once. Costs (approved, paid, estimated) are in the cost currency, billed and
+ * collected in the revenue currency.
+ */
 interface Sums {
   costCurrency: string | null;
   revenueCurrency: string | null;
-  native: Record<Primary, bigint | null>;
-  converted: Record<Primary, bigint | null>;
-  missing: Record<Primary, bigint | null>;
+  /** The native amounts (0 where there were none). */
+  native: PerPrimary<bigint>;
+  /** The amounts converted into the base currency (0 where there were none). */
+  converted: PerPrimary<bigint>;
+  /** The native amounts that had no FX rate; null when every amount had one. */
+  missing: PerPrimary<bigint | null>;
   missingPayRate: boolean;
   unbilledSeconds: bigint;
 }
 
+const e4OrZero = (text: string | null | undefined) => (text === null ? 0n : BigInt(text!));
+const e4OrNull = (text: string | null | undefined) => (text === null ? null : BigInt(text!));
+/** The five sums of `line` from `offset` on, read by `read`. */
+function fiveFrom<T>(line: SumsLine, offset: number, read: (text: string | null | undefined) => T) {
+  return [
+    read(line[offset]),
+    read(line[offset + 1]),
+    read(line[offset + 2]),
+    read(line[offset + 3]),
+    read(line[offset + 4]),
+  ] satisfies PerPrimary<T>;
+}
+
 function sumsOf(costCurrency: string | null, revenueCurrency: string | null, line: SumsLine): Sums {
-  const big = (i: number) => (line[i] === null ? null : BigInt(line[i] as string));
-  const record = (offset: number) =>
-    Object.fromEntries(PRIMARY.map((m, i) => [m, big(offset + i)])) as Record<
-      Primary,
-      bigint | null
-    >;
   return {
     costCurrency,
     revenueCurrency,
-    native: record(0),
-    converted: record(5),
-    missing: record(10),
+    native: fiveFrom(line, 0, e4OrZero),
+    converted: fiveFrom(line, 5, e4OrZero),
+    missing: fiveFrom(line, 10, e4OrNull),
     missingPayRate: (line[15] as unknown) === true,
     unbilledSeconds: BigInt((line[16] as string | null) ?? '0'),
   };
 }
+
+/** The currency a primary metric's amounts of `s` are in. */
+const currencyOf = (s: Sums, m: PrimaryIndex) =>
+  m === BILLED || m === COLLECTED ? s.revenueCurrency : s.costCurrency;
 
 interface Person {
   userId: string;
@@ -267,15 +287,8 @@ interface FxRate {
   rate: string;
 }
 
-/** A count of 10^-4 units as the decimal it stands for ("-1234500" -> "-123.4500"). */
-function e4Decimal(e4: bigint): string {
-  const negative = e4 < 0n;
-  const digits = (negative ? -e4 : e4).toString().padStart(5, '0');
-  return `${negative ? '-' : ''}${digits.slice(0, -4)}.${digits.slice(-4)}`;
-}
-
 /** The sums of 10^-4 units printed at a currency's scale (rounded half away from zero). */
-const money = (e4: bigint, currency: string) => formatDecimal(e4Decimal(e4), scaleOf(currency));
+const money = (e4: bigint, currency: string) => formatE4(e4, scaleOf(currency));
 const scaleOf = (currency: string) => currencyScale(currency) ?? 2;
 
 /** part x 100 / whole, rounded half away from zero to two decimals (whole <> 0). */
@@ -285,12 +298,13 @@ function percent(part: bigint, whole: bigint): string {
   const a = n < 0n ? -n : n;
   const b = whole < 0n ? -whole : whole;
   const hundredths = (2n * a + b) / (2n * b);
-  return formatDecimal(e4Decimal((negative ? -hundredths : hundredths) * 100n), 2);
+  return formatE4((negative ? -hundredths : hundredths) * 100n, 2);
 }
 
 /** Adds the statements' rows up into the API's record (decisions 8). */
 class ReportBuilder {
   private readonly baseCurrency: string;
+  private readonly baseScale: number;
   private readonly people = new Map<string, Person>();
   private readonly fxRates: FxRate[] = [];
   private readonly lists: Record<'unallocated' | 'receipts', NativeSum[]> = {
@@ -321,17 +335,19 @@ class ReportBuilder {
     }
     if (base === undefined) throw new Error(`workspace ${params.workspaceId} has no base currency`);
     this.baseCurrency = base;
+    this.baseScale = scaleOf(base);
     const byUser = new Map<string, Sums[]>();
     for (const [userId, cost, revenue, costRate, revenueRate, costFx, revenueFx, sums] of lines) {
       if (userId === null) {
-        for (const rate of [costRate, revenueRate]) if (rate !== null) this.ratesUsed.add(rate);
+        if (costRate !== null) this.ratesUsed.add(costRate);
+        if (revenueRate !== null) this.ratesUsed.add(revenueRate);
         continue;
       }
       if (costFx && cost !== null) this.needsFx.add(cost);
       if (revenueFx && revenue !== null) this.needsFx.add(revenue);
-      const list = byUser.get(userId) ?? [];
-      list.push(sumsOf(cost, revenue, sums));
-      byUser.set(userId, list);
+      const list = byUser.get(userId);
+      if (list) list.push(sumsOf(cost, revenue, sums));
+      else byUser.set(userId, [sumsOf(cost, revenue, sums)]);
     }
     // A user with no row in users nor a live payee sorts last, by id (as DuckDB orders UUIDs).
     this.members = [...byUser]
@@ -358,16 +374,17 @@ class ReportBuilder {
   }
 
   record(projectLines: ProjectLine[]): Profitability {
+    // The lines come ordered by user, then project: a user's projects are consecutive.
     const projects = new Map<string, { id: string; name: string | null; sums: Sums[] }[]>();
     for (const [userId, projectId, projectName, cost, revenue, sums] of projectLines) {
-      const own = projects.get(userId) ?? [];
+      let own = projects.get(userId);
+      if (!own) projects.set(userId, (own = []));
       let last = own[own.length - 1];
       if (last?.id !== projectId) {
         last = { id: projectId, name: projectName, sums: [] };
         own.push(last);
       }
       last.sums.push(sumsOf(cost, revenue, sums));
-      projects.set(userId, own);
     }
     const all = this.members.flatMap((m) => m.sums);
     const { page, perPage } = this.params;
@@ -412,27 +429,32 @@ class ReportBuilder {
     person: Person | null,
     project: { id: string; name: string | null } | null,
   ): ProfitabilityRow {
-    const converted = (m: Primary) => sums.reduce((t, s) => t + (s.converted[m] ?? 0n), 0n);
-    const missing = (m: Primary) => sums.some((s) => s.missing[m] !== null);
-    const approved = converted('approved');
-    const paid = converted('paid');
-    const estimated = converted('estimated');
-    const billed = converted('billed');
-    const collected = converted('collected');
+    // One pass: the converted totals, which metrics lack an FX rate, the rest.
+    const converted: PerPrimary<bigint> = [0n, 0n, 0n, 0n, 0n];
+    const fx: PerPrimary<boolean> = [false, false, false, false, false];
+    let missingPayRate = false;
+    let unbilledSeconds = 0n;
+    for (const s of sums) {
+      for (const m of PRIMARY_INDEXES) {
+        converted[m] += s.converted[m];
+        if (s.missing[m] !== null) fx[m] = true;
+      }
+      if (s.missingPayRate) missingPayRate = true;
+      unbilledSeconds += s.unbilledSeconds;
+    }
+    const [approved, paid, estimated, billed, collected] = converted;
+    const [approvedFx, paidFx, estimatedFx, billedFx, collectedFx] = fx;
     const compensation = approved + estimated;
     const margin = billed - compensation;
-    const missingPayRate = sums.some((s) => s.missingPayRate);
-    const fx = Object.fromEntries(PRIMARY.map((m) => [m, missing(m)])) as Record<Primary, boolean>;
     const missingMetrics = [
-      fx.billed && 'billedNet',
-      fx.collected && 'collectedNet',
-      (fx.approved || fx.estimated || missingPayRate) && 'compensationCost',
-      fx.approved && 'approvedCost',
-      (fx.estimated || missingPayRate) && 'estimatedCost',
-      fx.paid && 'paid',
-      (fx.approved || fx.paid) && 'pending',
+      billedFx && 'billedNet',
+      collectedFx && 'collectedNet',
+      (approvedFx || estimatedFx || missingPayRate) && 'compensationCost',
+      approvedFx && 'approvedCost',
+      (estimatedFx || missingPayRate) && 'estimatedCost',
+      paidFx && 'paid',
+      (approvedFx || paidFx) && 'pending',
     ].filter((m): m is Metric => m !== false);
-    const base = (e4: bigint) => money(e4, this.baseCurrency);
     const { from, to } = this.params;
     const app =
       `/app/team/profitability?from=${from}&to=${to}` +
@@ -444,17 +466,17 @@ class ReportBuilder {
       name: person?.name ?? null,
       projectId: project?.id ?? null,
       projectName: project?.name ?? null,
-      billedNet: base(billed),
-      collectedNet: base(collected),
-      compensationCost: base(compensation),
-      approvedCost: base(approved),
-      estimatedCost: base(estimated),
-      paid: base(paid),
-      pending: base(approved - paid),
-      margin: base(margin),
+      billedNet: this.base(billed),
+      collectedNet: this.base(collected),
+      compensationCost: this.base(compensation),
+      approvedCost: this.base(approved),
+      estimatedCost: this.base(estimated),
+      paid: this.base(paid),
+      pending: this.base(approved - paid),
+      margin: this.base(margin),
       marginPercent: billed === 0n ? null : percent(margin, billed),
-      clientUnbilledSeconds: Number(sums.reduce((t, s) => t + s.unbilledSeconds, 0n)),
-      missingFx: PRIMARY.some((m) => fx[m]),
+      clientUnbilledSeconds: Number(unbilledSeconds),
+      missingFx: fx.includes(true),
       missingPayRate,
       missingMetrics,
       nativeAmounts: nativeAmounts(sums),
@@ -467,18 +489,23 @@ class ReportBuilder {
     };
   }
 
+  /** An amount in the base currency, printed at its scale. */
+  private base(e4: bigint): string {
+    return formatE4(e4, this.baseScale);
+  }
+
   /** The amounts of `sums` left unconverted, per primary metric and currency. */
   private missingFx(sums: Sums[]): Profitability['missingFx'] {
     const totals = new Map<string, { metric: PrimaryMetric; currency: string; e4: bigint }>();
     for (const s of sums)
-      for (const m of PRIMARY) {
+      for (const m of PRIMARY_INDEXES) {
         const amount = s.missing[m];
-        const currency = COST.includes(m) ? s.costCurrency : s.revenueCurrency;
+        const currency = currencyOf(s, m);
         if (amount === null || currency === null) continue;
-        const key = `${METRIC_OF[m]}/${currency}`;
+        const key = `${PRIMARY[m]}/${currency}`;
         const total = totals.get(key);
         if (total) total.e4 += amount;
-        else totals.set(key, { metric: METRIC_OF[m], currency, e4: amount });
+        else totals.set(key, { metric: PRIMARY[m], currency, e4: amount });
       }
     return [...totals.values()].sort(byMetricThenCurrency).map((t) => ({
       fromCurrency: t.currency,
@@ -489,48 +516,65 @@ class ReportBuilder {
   }
 }
 
-const metricPosition = (metric: string) =>
-  (PROFITABILITY_METRICS as readonly string[]).indexOf(metric);
+const METRIC_POSITION = new Map<string, number>(PROFITABILITY_METRICS.map((m, i) => [m, i]));
 const byMetricThenCurrency = (
   x: { metric: string; currency: string },
   y: { metric: string; currency: string },
 ) =>
-  metricPosition(x.metric) - metricPosition(y.metric) ||
+  METRIC_POSITION.get(x.metric)! - METRIC_POSITION.get(y.metric)! ||
   (x.currency < y.currency ? -1 : x.currency > y.currency ? 1 : 0);
 
-/** Per metric and currency the unconverted sums (compensationCost and pending derived per currency), zero sums left out. */
+/**
+ * How each metric's native amount comes from one currency's five native sums, in
+ * PROFITABILITY_METRICS's order: the revenue metrics from the sums of a revenue currency, the
+ * cost metrics from those of a cost currency.
+ */
+const NATIVE_METRICS: {
+  metric: Metric;
+  side: 'revenue' | 'cost';
+  of: (t: PerPrimary<bigint>) => bigint;
+}[] = [
+  { metric: 'billedNet', side: 'revenue', of: (t) => t[BILLED] },
+  { metric: 'collectedNet', side: 'revenue', of: (t) => t[COLLECTED] },
+  { metric: 'compensationCost', side: 'cost', of: (t) => t[APPROVED] + t[ESTIMATED] },
+  { metric: 'approvedCost', side: 'cost', of: (t) => t[APPROVED] },
+  { metric: 'estimatedCost', side: 'cost', of: (t) => t[ESTIMATED] },
+  { metric: 'paid', side: 'cost', of: (t) => t[PAID] },
+  { metric: 'pending', side: 'cost', of: (t) => t[APPROVED] - t[PAID] },
+];
+
+/**
+ * Per metric and currency the unconverted sums (compensationCost and pending derived per
+ * currency), zero sums left out; ordered by metric, then currency.
+ */
 function nativeAmounts(sums: Sums[]): ProfitabilityRow['nativeAmounts'] {
-  const cost = new Map<string, Record<'approved' | 'paid' | 'estimated', bigint>>();
-  const revenue = new Map<string, Record<'billed' | 'collected', bigint>>();
+  // All five sums per currency of each side; a metric reads only those of its side.
+  const totals = {
+    revenue: new Map<string, PerPrimary<bigint>>(),
+    cost: new Map<string, PerPrimary<bigint>>(),
+  };
   for (const s of sums) {
-    if (s.costCurrency !== null) {
-      const t = cost.get(s.costCurrency) ?? { approved: 0n, paid: 0n, estimated: 0n };
-      t.approved += s.native.approved ?? 0n;
-      t.paid += s.native.paid ?? 0n;
-      t.estimated += s.native.estimated ?? 0n;
-      cost.set(s.costCurrency, t);
+    if (s.revenueCurrency !== null) addInto(totals.revenue, s.revenueCurrency, s.native);
+    if (s.costCurrency !== null) addInto(totals.cost, s.costCurrency, s.native);
+  }
+  const byCurrency = {
+    revenue: [...totals.revenue].sort(byKey),
+    cost: [...totals.cost].sort(byKey),
+  };
+  const amounts: ProfitabilityRow['nativeAmounts'] = [];
+  for (const { metric, side, of } of NATIVE_METRICS)
+    for (const [currency, sideTotals] of byCurrency[side]) {
+      const e4 = of(sideTotals);
+      if (e4 !== 0n) amounts.push({ currency, metric, amount: money(e4, currency) });
     }
-    if (s.revenueCurrency !== null) {
-      const t = revenue.get(s.revenueCurrency) ?? { billed: 0n, collected: 0n };
-      t.billed += s.native.billed ?? 0n;
-      t.collected += s.native.collected ?? 0n;
-      revenue.set(s.revenueCurrency, t);
-    }
-  }
-  const amounts: { metric: Metric; currency: string; e4: bigint }[] = [];
-  for (const [currency, t] of revenue) {
-    amounts.push({ metric: 'billedNet', currency, e4: t.billed });
-    amounts.push({ metric: 'collectedNet', currency, e4: t.collected });
-  }
-  for (const [currency, t] of cost) {
-    amounts.push({ metric: 'compensationCost', currency, e4: t.approved + t.estimated });
-    amounts.push({ metric: 'approvedCost', currency, e4: t.approved });
-    amounts.push({ metric: 'estimatedCost', currency, e4: t.estimated });
-    amounts.push({ metric: 'paid', currency, e4: t.paid });
-    amounts.push({ metric: 'pending', currency, e4: t.approved - t.paid });
-  }
-  return amounts
-    .filter((a) => a.e4 !== 0n)
-    .sort(byMetricThenCurrency)
-    .map((a) => ({ currency: a.currency, metric: a.metric, amount: money(a.e4, a.currency) }));
+  return amounts;
 }
+
+/** Adds five sums into the totals kept for `key`. */
+function addInto(totals: Map<string, PerPrimary<bigint>>, key: string, add: PerPrimary<bigint>) {
+  const t = totals.get(key);
+  if (t === undefined) totals.set(key, [...add]);
+  else for (const m of PRIMARY_INDEXES) t[m] += add[m];
+}
+
+const byKey = ([x]: [string, unknown], [y]: [string, unknown]) => (x < y ? -1 : x > y ? 1 : 0);
