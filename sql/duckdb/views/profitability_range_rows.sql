@@ -18,22 +18,13 @@ WHERE workspace_id = ws
   AND (project_filter IS NULL OR project_id = project_filter)
   AND (client_filter IS NULL OR project_id IN (SELECT id FROM filter_projects))
 UNION ALL BY NAME
-SELECT
-  user_id, project_id, cost_currency, cost_rate_id, cost_needs_fx,
-  revenue_currency, revenue_rate_id, revenue_needs_fx,
-  approved_e4, paid_e4, estimated_e4, billed_e4, collected_e4,
-  approved_b4, paid_b4, estimated_b4, billed_b4, collected_b4,
-  CASE WHEN approved_b4 IS NULL THEN approved_e4 END AS approved_missing_e4,
-  CASE WHEN paid_b4 IS NULL THEN paid_e4 END AS paid_missing_e4,
-  CASE WHEN estimated_b4 IS NULL THEN estimated_e4 END AS estimated_missing_e4,
-  CASE WHEN billed_b4 IS NULL THEN billed_e4 END AS billed_missing_e4,
-  CASE WHEN collected_b4 IS NULL THEN collected_e4 END AS collected_missing_e4,
-  missing_pay_rate,
-  unbilled_seconds
-FROM profitability_facts
-WHERE workspace_id = ws
-  AND entry_date BETWEEN d_from AND d_to
-  AND (whole_from IS NULL OR entry_date NOT BETWEEN whole_from AND whole_to)
-  AND (user_filter IS NULL OR user_id = user_filter)
-  AND (project_filter IS NULL OR project_id = project_filter)
-  AND (client_filter IS NULL OR project_id IN (SELECT id FROM filter_projects));
+-- The days before the whole months (all of the range when it has none), then the days after
+-- them: two plain ranges of dates, which DuckDB matches against each row group's min and max
+-- (an empty one, d_from..d_from - 1 or NULL, reads nothing).
+SELECT * FROM profitability_fact_rows(
+  ws, d_from, coalesce(whole_from - 1, d_to), user_filter, project_filter, client_filter
+)
+UNION ALL BY NAME
+SELECT * FROM profitability_fact_rows(
+  ws, whole_to + 1, d_to, user_filter, project_filter, client_filter
+);
