@@ -319,6 +319,15 @@ const PAIRS: [string, string][] = [
     'SELECT * FROM profitability_month_facts',
     'FROM profitability_month_facts_for(true, NULL, NULL)',
   ],
+  // The member rollups, per day from the stored facts and per month from the stored days.
+  [
+    'SELECT * FROM profitability_member_days',
+    'FROM profitability_member_days_for(true, NULL, NULL)',
+  ],
+  [
+    'SELECT * FROM profitability_member_months',
+    'FROM profitability_member_months_for(true, NULL, NULL)',
+  ],
 ];
 
 /**

@@ -602,13 +602,75 @@ CREATE TABLE IF NOT EXISTS profitability_month_facts (
   missing_pay_rate BOOLEAN NOT NULL,
   unbilled_seconds HUGEINT NOT NULL
 );
-CREATE TABLE IF NOT EXISTS summary_dirty_months_of_facts (
+-- The (workspace, day, member, project) of the facts a sync batch changed, before and after:
+-- the keys of every rollup of the facts that the batch refreshes.
+CREATE TABLE IF NOT EXISTS summary_dirty_fact_days (
   workspace_id UUID NOT NULL,
-  month DATE NOT NULL,
+  entry_date DATE NOT NULL,
   user_id UUID NOT NULL,
   project_id UUID NOT NULL
 );
 
+-- The priced facts summed per member without their projects, per day of work
+-- (profitability_member_days_for) and per month (profitability_member_months_for, from the
+-- days): a report's member rows read these, a member's few rows a day or month instead of a row
+-- per project or per entry. Same sums as profitability_month_facts.
+CREATE TABLE IF NOT EXISTS profitability_member_days (
+  workspace_id UUID NOT NULL,
+  entry_date DATE NOT NULL,
+  user_id UUID NOT NULL,
+  cost_currency VARCHAR,
+  cost_rate_id UUID,
+  cost_needs_fx BOOLEAN NOT NULL,
+  revenue_currency VARCHAR,
+  revenue_rate_id UUID,
+  revenue_needs_fx BOOLEAN NOT NULL,
+  approved_e4 HUGEINT,
+  paid_e4 HUGEINT,
+  estimated_e4 HUGEINT,
+  billed_e4 HUGEINT,
+  collected_e4 HUGEINT,
+  approved_b4 HUGEINT,
+  paid_b4 HUGEINT,
+  estimated_b4 HUGEINT,
+  billed_b4 HUGEINT,
+  collected_b4 HUGEINT,
+  approved_missing_e4 HUGEINT,
+  paid_missing_e4 HUGEINT,
+  estimated_missing_e4 HUGEINT,
+  billed_missing_e4 HUGEINT,
+  collected_missing_e4 HUGEINT,
+  missing_pay_rate BOOLEAN NOT NULL,
+  unbilled_seconds HUGEINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS profitability_member_months (
+  workspace_id UUID NOT NULL,
+  month DATE NOT NULL,
+  user_id UUID NOT NULL,
+  cost_currency VARCHAR,
+  cost_rate_id UUID,
+  cost_needs_fx BOOLEAN NOT NULL,
+  revenue_currency VARCHAR,
+  revenue_rate_id UUID,
+  revenue_needs_fx BOOLEAN NOT NULL,
+  approved_e4 HUGEINT,
+  paid_e4 HUGEINT,
+  estimated_e4 HUGEINT,
+  billed_e4 HUGEINT,
+  collected_e4 HUGEINT,
+  approved_b4 HUGEINT,
+  paid_b4 HUGEINT,
+  estimated_b4 HUGEINT,
+  billed_b4 HUGEINT,
+  collected_b4 HUGEINT,
+  approved_missing_e4 HUGEINT,
+  paid_missing_e4 HUGEINT,
+  estimated_missing_e4 HUGEINT,
+  billed_missing_e4 HUGEINT,
+  collected_missing_e4 HUGEINT,
+  missing_pay_rate BOOLEAN NOT NULL,
+  unbilled_seconds HUGEINT NOT NULL
+);
 -- payee_unpaid_totals_for(true): per payee, rate currency (NULL: no rate at the entry's date)
 -- and billable, the figures of its payable entries in payee_entry_pay.
 CREATE TABLE IF NOT EXISTS payee_unpaid_totals (

@@ -11,13 +11,15 @@ export const SUMMARY_TABLES = [
   'payee_unpaid_totals',
   'profitability_facts',
   'profitability_month_facts',
+  'profitability_member_days',
+  'profitability_member_months',
   'invoice_unallocated_nets',
   'summary_dirty_bills',
   'summary_dirty_invoices',
   'summary_dirty_entries',
   'summary_dirty_payees',
   'summary_dirty_facts',
-  'summary_dirty_months_of_facts',
+  'summary_dirty_fact_days',
   'fact_input_entries',
   'fact_input_bill_lines',
   'fact_input_invoice_lines',
@@ -97,6 +99,16 @@ export async function rebuildSummaries(duck: DuckDBConnection): Promise<void> {
     `INSERT INTO profitability_month_facts BY NAME
      SELECT * FROM profitability_month_facts_for(true, NULL, NULL)
      ORDER BY workspace_id, month, user_id, project_id`,
+  );
+  await duck.run(
+    `INSERT INTO profitability_member_days BY NAME
+     SELECT * FROM profitability_member_days_for(true, NULL, NULL)
+     ORDER BY workspace_id, entry_date, user_id`,
+  );
+  await duck.run(
+    `INSERT INTO profitability_member_months BY NAME
+     SELECT * FROM profitability_member_months_for(true, NULL, NULL)
+     ORDER BY workspace_id, month, user_id`,
   );
 }
 
@@ -307,27 +319,27 @@ async function refreshKeys(duck: DuckDBConnection, table: string, key: string, d
 async function refreshFacts(duck: DuckDBConnection): Promise<void> {
   const dirty = 'SELECT time_entry_id FROM summary_dirty_facts';
   // The rollup keys of the dirty entries' old facts (the new ones' are marked as they are priced).
-  await duck.run(`INSERT INTO summary_dirty_months_of_facts
-    SELECT DISTINCT workspace_id, entry_month(entry_date), user_id, project_id
+  await duck.run(`INSERT INTO summary_dirty_fact_days
+    SELECT DISTINCT workspace_id, entry_date, user_id, project_id
     FROM profitability_facts WHERE time_entry_id IN (${dirty})`);
   await duck.run(`DELETE FROM profitability_facts WHERE time_entry_id IN (${dirty})`);
   await priceEntries(duck, `id IN (${dirty})`, {}, true);
   await duck.run('DELETE FROM summary_dirty_facts');
-  await refreshMonthFacts(duck);
+  await refreshRollups(duck);
 }
 
 /**
  * Appends the priced facts of the live, stopped entries that `where` (a condition on
  * time_entries, with `values` for its parameters) selects: the entries and their lines are
  * first copied into the fact_input_* tables, which profitability_facts_for prices, workspace by
- * workspace, in entry-date order; then emptied. With `markMonths`, the rollup keys of the new
- * facts go to summary_dirty_months_of_facts.
+ * workspace, in entry-date order; then emptied. With `markRollups`, the rollup keys of the new
+ * facts go to summary_dirty_fact_days.
  */
 async function priceEntries(
   duck: DuckDBConnection,
   where: string,
   values: SqlParams['values'] = {},
-  markMonths = false,
+  markRollups = false,
 ): Promise<void> {
   await duck.run(
     `INSERT INTO fact_input_entries
@@ -362,43 +374,70 @@ async function priceEntries(
     );
   }
   // The rollup keys of the new facts (an entry's facts share its date, member and project).
-  if (markMonths)
+  if (markRollups)
     await duck.run(
-      `INSERT INTO summary_dirty_months_of_facts
-       SELECT DISTINCT workspace_id, entry_month(entry_date), user_id, project_id
-       FROM fact_input_entries`,
+      `INSERT INTO summary_dirty_fact_days
+       SELECT DISTINCT workspace_id, entry_date, user_id, project_id FROM fact_input_entries`,
     );
   for (const table of ['fact_input_entries', 'fact_input_bill_lines', 'fact_input_invoice_lines'])
     await duck.run(`DELETE FROM ${table}`);
 }
 
 /**
- * profitability_month_facts for the keys in summary_dirty_months_of_facts, which it empties:
- * their rows deleted, then summed again from the facts of their months only (the facts lie in
- * date order, so the months' bounds, passed as literals, skip the rest).
+ * The rollups of the facts for the keys in summary_dirty_fact_days, which it empties: their
+ * rows deleted, then summed again from the facts of their days or months only (the facts lie
+ * in date order, so bounds passed as literals skip the rest): profitability_month_facts per
+ * (month, member, project), profitability_member_days per (day, member), then
+ * profitability_member_months per (month, member) from those days.
  */
-async function refreshMonthFacts(duck: DuckDBConnection): Promise<void> {
+async function refreshRollups(duck: DuckDBConnection): Promise<void> {
   const [bounds] = (
     await duck.runAndReadAll(
-      `SELECT CAST(min(month) AS VARCHAR), CAST(last_day(max(month)) AS VARCHAR)
-       FROM summary_dirty_months_of_facts`,
+      `SELECT CAST(min(entry_date) AS VARCHAR), CAST(max(entry_date) AS VARCHAR),
+         CAST(entry_month(min(entry_date)) AS VARCHAR), CAST(last_day(max(entry_date)) AS VARCHAR)
+       FROM summary_dirty_fact_days`,
     )
   ).getRows();
-  const [from, to] = bounds ?? [];
-  if (from === null || from === undefined) return;
-  await duck.run(
-    `DELETE FROM profitability_month_facts m USING summary_dirty_months_of_facts d
-     WHERE m.workspace_id = d.workspace_id AND m.month = d.month
-       AND m.user_id = d.user_id AND m.project_id = d.project_id`,
+  const [firstDay, lastDay, firstMonthDay, lastMonthDay] = (bounds ?? []).map((v) =>
+    v === null ? undefined : String(v),
   );
+  if (!firstDay || !lastDay || !firstMonthDay || !lastMonthDay) return;
   const params = new SqlParams();
-  await duck.run(
+  const days = `${params.bind(firstDay, 'DATE')}, ${params.bind(lastDay, 'DATE')}`;
+  const months = `${params.bind(firstMonthDay, 'DATE')}, ${params.bind(lastMonthDay, 'DATE')}`;
+  const refresh = async (table: string, key: string, keys: string, insert: string) => {
+    await duck.run(
+      `DELETE FROM ${table} t USING (SELECT DISTINCT ${keys} FROM summary_dirty_fact_days) d
+       WHERE ${key
+         .split(', ')
+         .map((k) => `t.${k} = d.${k}`)
+         .join(' AND ')}`,
+    );
+    await duck.run(insert, params.valuesIn(insert));
+  };
+  await refresh(
+    'profitability_month_facts',
+    'workspace_id, month, user_id, project_id',
+    'workspace_id, entry_month(entry_date) AS month, user_id, project_id',
     `INSERT INTO profitability_month_facts BY NAME
-     SELECT * FROM profitability_month_facts_for(
-       false, ${params.bind(String(from), 'DATE')}, ${params.bind(String(to), 'DATE')}
-     )
+     SELECT * FROM profitability_month_facts_for(false, ${months})
      ORDER BY workspace_id, month, user_id, project_id`,
-    params.values,
   );
-  await duck.run('DELETE FROM summary_dirty_months_of_facts');
+  await refresh(
+    'profitability_member_days',
+    'workspace_id, entry_date, user_id',
+    'workspace_id, entry_date, user_id',
+    `INSERT INTO profitability_member_days BY NAME
+     SELECT * FROM profitability_member_days_for(false, ${days})
+     ORDER BY workspace_id, entry_date, user_id`,
+  );
+  await refresh(
+    'profitability_member_months',
+    'workspace_id, month, user_id',
+    'workspace_id, entry_month(entry_date) AS month, user_id',
+    `INSERT INTO profitability_member_months BY NAME
+     SELECT * FROM profitability_member_months_for(false, ${months})
+     ORDER BY workspace_id, month, user_id`,
+  );
+  await duck.run('DELETE FROM summary_dirty_fact_days');
 }

@@ -1,6 +1,6 @@
 -- The priced facts (profitability_facts) summed per workspace, month of work, member, project,
 -- currencies and rates used: profitability_month_facts. For every fact (all_months), or only
--- for the keys listed in summary_dirty_months_of_facts, which the sync refreshes, among the
+-- for the (month, member, project) of the keys in summary_dirty_fact_days, which the sync refreshes, among the
 -- facts dated from_day..to_day (the bounds of those keys' months: a literal range lets DuckDB
 -- skip the row groups of other dates).
 -- cost_needs_fx / revenue_needs_fx are part of the key, so that a row of amounts that needed no
@@ -40,11 +40,11 @@ SELECT * FROM (
     OR f.entry_date BETWEEN from_day AND to_day
     -- A hash probe on (member, project) per fact of those days, the month checked per group.
     AND (f.user_id, f.project_id) IN (
-      SELECT (user_id, project_id) FROM summary_dirty_months_of_facts
+      SELECT (user_id, project_id) FROM summary_dirty_fact_days
     )
   GROUP BY ALL
 ) g
 WHERE all_months
   OR (g.workspace_id, g.month, g.user_id, g.project_id) IN (
-    SELECT (workspace_id, month, user_id, project_id) FROM summary_dirty_months_of_facts
+    SELECT (workspace_id, entry_month(entry_date), user_id, project_id) FROM summary_dirty_fact_days
   );

@@ -78,6 +78,16 @@ function argsOf(params: ProfitabilityParams): Args {
 const rangeRows = (a: Args) =>
   `profitability_range_rows(${a.ws}, ${a.from}, ${a.to}, ${a.wholeFrom}, ${a.wholeTo}, ${a.userId}, ${a.projectId}, ${a.clientId})`;
 
+/**
+ * The rows of the member lines: without a project or client filter, the member rollups
+ * (profitability_member_rows: a member's few rows a day or month); with one, the rows per
+ * project.
+ */
+const memberRows = (a: Args, params: ProfitabilityParams) =>
+  params.projectId === undefined && params.clientId === undefined
+    ? `profitability_member_rows(${a.ws}, ${a.from}, ${a.to}, ${a.wholeFrom}, ${a.wholeTo}, ${a.userId})`
+    : rangeRows(a);
+
 /** The sums every statement reads, as text (HUGEINT sums leave DuckDB exact). */
 const SUMS = `
   CAST(sum(approved_e4) AS VARCHAR), CAST(sum(paid_e4) AS VARCHAR),
@@ -125,17 +135,20 @@ const contextSql = (a: Args) => `
     FROM profitability_unreconciled_receipts(${a.ws}, ${a.from}, ${a.to}, ${a.userId}, ${a.projectId}, ${a.clientId})
   )`;
 
-const membersSql = (a: Args) => `
+const membersSql = (a: Args, params: ProfitabilityParams) => `
   SELECT ${jsonList('line')} FROM (
     SELECT json_array(CAST(user_id AS VARCHAR), cost_currency, revenue_currency, NULL, NULL,
       bool_or(cost_needs_fx), bool_or(revenue_needs_fx), json_array(${SUMS})) AS line
-    FROM ${rangeRows(a)}
+    FROM ${memberRows(a, params)}
     GROUP BY user_id, cost_currency, revenue_currency
     UNION ALL
     -- The rates that converted an amount: a plain DISTINCT, which DuckDB runs in a fraction
     -- of what a grouping set of all those sums took.
     SELECT json_array(NULL, NULL, NULL, CAST(rate_id AS VARCHAR), NULL, false, false, NULL)
-    FROM (SELECT DISTINCT unnest([cost_rate_id, revenue_rate_id]) AS rate_id FROM ${rangeRows(a)})
+    FROM (
+      SELECT DISTINCT unnest([cost_rate_id, revenue_rate_id]) AS rate_id
+      FROM ${memberRows(a, params)}
+    )
     WHERE rate_id IS NOT NULL
   )`;
 
@@ -174,7 +187,7 @@ export async function computeReport(
   await connection.run('BEGIN TRANSACTION');
   try {
     const context = await read<ContextLine[]>(contextSql(a));
-    const members = await read<MemberLine[]>(membersSql(a));
+    const members = await read<MemberLine[]>(membersSql(a, params));
     const report = new ReportBuilder(params, context, members);
     const page = report.pageUsers();
     const projects = page.length === 0 ? [] : await read<ProjectLine[]>(projectsSql(a, page));

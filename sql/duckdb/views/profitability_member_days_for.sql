@@ -1,0 +1,44 @@
+-- The priced facts (profitability_facts) summed per workspace, day of work, member, currencies
+-- and rates used, their projects together: profitability_member_days. For every fact
+-- (all_days), or only for the (day, member) of the keys in summary_dirty_fact_days, which the
+-- sync refreshes, among the facts dated from_day..to_day (the bounds of those keys: a literal
+-- range lets DuckDB skip the row groups of other dates). Sums as profitability_month_facts_for.
+CREATE OR REPLACE MACRO profitability_member_days_for(all_days, from_day, to_day) AS TABLE
+SELECT * FROM (
+  SELECT
+    f.workspace_id,
+    f.entry_date,
+    f.user_id,
+    f.cost_currency,
+    f.cost_rate_id,
+    f.cost_needs_fx,
+    f.revenue_currency,
+    f.revenue_rate_id,
+    f.revenue_needs_fx,
+    sum(f.approved_e4) AS approved_e4,
+    sum(f.paid_e4) AS paid_e4,
+    sum(f.estimated_e4) AS estimated_e4,
+    sum(f.billed_e4) AS billed_e4,
+    sum(f.collected_e4) AS collected_e4,
+    sum(f.approved_b4) AS approved_b4,
+    sum(f.paid_b4) AS paid_b4,
+    sum(f.estimated_b4) AS estimated_b4,
+    sum(f.billed_b4) AS billed_b4,
+    sum(f.collected_b4) AS collected_b4,
+    sum(f.approved_e4) FILTER (WHERE f.approved_b4 IS NULL) AS approved_missing_e4,
+    sum(f.paid_e4) FILTER (WHERE f.paid_b4 IS NULL) AS paid_missing_e4,
+    sum(f.estimated_e4) FILTER (WHERE f.estimated_b4 IS NULL) AS estimated_missing_e4,
+    sum(f.billed_e4) FILTER (WHERE f.billed_b4 IS NULL) AS billed_missing_e4,
+    sum(f.collected_e4) FILTER (WHERE f.collected_b4 IS NULL) AS collected_missing_e4,
+    bool_or(f.missing_pay_rate) AS missing_pay_rate,
+    sum(f.unbilled_seconds) AS unbilled_seconds
+  FROM profitability_facts f
+  WHERE all_days
+    OR f.entry_date BETWEEN from_day AND to_day
+    AND (f.entry_date, f.user_id) IN (SELECT (entry_date, user_id) FROM summary_dirty_fact_days)
+  GROUP BY ALL
+) g
+WHERE all_days
+  OR (g.workspace_id, g.entry_date, g.user_id) IN (
+    SELECT (workspace_id, entry_date, user_id) FROM summary_dirty_fact_days
+  );
