@@ -22,6 +22,7 @@ import { SyncService } from '../src/sync/sync-service.ts';
 import { TokenIdentityCache } from '../src/tokens/token-identity-cache.ts';
 import { createToken } from '../src/tokens/token.repository.ts';
 import { benchStore, cpuLoopMs, log, percentile } from './support.ts';
+import { DERIVED_TABLES } from '../src/cli/derived-tables.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -47,7 +48,14 @@ const db = createKysely(bench.pool);
 const readModel = await openReadModel(path.join(dir, 'read-model.duckdb'));
 const status = new ReadModelStatus();
 await status.load(readModel);
-const sync = new SyncService({ pool: bench.pool, url: bench.url, readModel, status, log });
+const sync = new SyncService({
+  pool: bench.pool,
+  url: bench.url,
+  readModel,
+  derived: DERIVED_TABLES,
+  status,
+  log,
+});
 const tokenIdentities = await TokenIdentityCache.listen(bench.pool);
 try {
   // Loads the read model when it follows no replication slot (once per BENCH_DIR: the slot is

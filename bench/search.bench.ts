@@ -121,7 +121,7 @@ try {
     await duck.run(`UPDATE clients SET name = 'Renamed Client' WHERE id = '${client}'`);
     const update = new SearchIndexUpdate();
     await update.beforeApply(duck, 'clients', `(SELECT '${client}' AS id)`);
-    await update.afterApply(duck);
+    await update.finish(duck);
     await duck.run('COMMIT');
   });
   console.log(

@@ -10,6 +10,7 @@ import { openReadModel } from '../src/readmodel/read-model.ts';
 import { ReadModelStatus } from '../src/readmodel/read-model-status.ts';
 import { SyncService } from '../src/sync/sync-service.ts';
 import { benchStore, log, peakRssMb } from './support.ts';
+import { DERIVED_TABLES } from '../src/cli/derived-tables.ts';
 
 const rows = Number(process.argv[2] ?? 100_000);
 const bench = await benchStore(
@@ -23,6 +24,7 @@ const service = () =>
     pool: bench.pool,
     url: bench.url,
     readModel,
+    derived: DERIVED_TABLES,
     status: new ReadModelStatus(),
     log,
   });

@@ -10,6 +10,7 @@ import { openReadModel } from '../src/readmodel/read-model.ts';
 import { ReadModelStatus } from '../src/readmodel/read-model-status.ts';
 import { SyncService } from '../src/sync/sync-service.ts';
 import { benchStore, log, percentile } from './support.ts';
+import { DERIVED_TABLES } from '../src/cli/derived-tables.ts';
 
 const seconds = Number(process.argv[2] ?? 60);
 const rate = Number(process.argv[3] ?? 500);
@@ -23,6 +24,7 @@ const sync = new SyncService({
   pool: bench.pool,
   url: bench.url,
   readModel,
+  derived: DERIVED_TABLES,
   status: new ReadModelStatus(),
   log,
 });

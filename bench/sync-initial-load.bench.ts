@@ -17,6 +17,7 @@ import {
   readModelTables,
 } from '../src/sync/full-sync.ts';
 import { benchStore, log, peakRssMb } from './support.ts';
+import { DERIVED_TABLES } from '../src/cli/derived-tables.ts';
 
 const entries = Number(process.argv[2] ?? 10_000_000);
 const bench = await benchStore(
@@ -29,7 +30,7 @@ await chmod(dir, 0o755);
 try {
   const readModel = await openReadModel(path.join(dir, 'read-model.duckdb'));
   const duck = await readModel.connect();
-  const tables = await readModelTables(duck);
+  const tables = await readModelTables(duck, DERIVED_TABLES);
   duck.closeSync();
 
   // Baseline: the rows as PostgreSQL sends them, nothing done with them, over as many
@@ -77,7 +78,7 @@ try {
   const phases: Record<string, number> = {};
   let last = performance.now();
   const t1 = performance.now();
-  const result = await fullSync(bench.pool, readModel, {
+  const result = await fullSync(bench.pool, readModel, DERIVED_TABLES, {
     tmpDir: dir,
     onProgress: (p) => {
       const now = performance.now();

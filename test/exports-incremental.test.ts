@@ -15,6 +15,7 @@ import { readExportFile } from './support/export-files.ts';
 import { importObject } from './support/import-object.ts';
 import { restrictedRoleUrl } from './support/restricted-role.ts';
 import { ids, smallSnapshot } from './support/small-snapshot.ts';
+import { DERIVED_TABLES } from '../src/cli/derived-tables.ts';
 
 /**
  * Incremental schedules take only the rows changed since their previous run, from the export
@@ -37,7 +38,7 @@ describe.each(['replication', 'change-log'] as const)('incremental exports (%s)'
     await importObject(pool, smallSnapshot());
     readModel = await openReadModel(':memory:');
     const status = new ReadModelStatus();
-    sync = new SyncService({ pool, url, readModel, status });
+    sync = new SyncService({ pool, url, readModel, derived: DERIVED_TABLES, status });
     await sync.start();
     expect(sync.metrics.mode).toBe(mode === 'replication' ? 'replication' : 'change-log');
     out = await mkdtemp(path.join(tmpdir(), `ll-incremental-${mode}-`));

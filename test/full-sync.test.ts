@@ -14,6 +14,7 @@ import { fullSync, readModelTables } from '../src/sync/full-sync.ts';
 import { snapshotBoth } from './support/compare-read-model.ts';
 import { createTestDatabase } from './support/databases.ts';
 import { createWriteStream } from 'node:fs';
+import { DERIVED_TABLES } from '../src/cli/derived-tables.ts';
 
 describe('first load', () => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -39,7 +40,7 @@ describe('first load', () => {
     for (const chunkPages of [undefined, 4]) {
       const readModel = await openReadModel(':memory:');
       const slices: string[] = [];
-      const result = await fullSync(pool, readModel, {
+      const result = await fullSync(pool, readModel, DERIVED_TABLES, {
         ...(chunkPages ? { chunkPages } : {}),
         onProgress: (p) => p.phase === 'copy' && slices.push(p.table),
       });
@@ -55,10 +56,10 @@ describe('first load', () => {
 
   it('copies every column PostgreSQL has, in its order, and derives the client names on projects and invoices', async () => {
     const readModel = await openReadModel(':memory:');
-    await fullSync(pool, readModel);
+    await fullSync(pool, readModel, DERIVED_TABLES);
     const duck = await readModel.connect();
     try {
-      for (const [table, columns] of await readModelTables(duck)) {
+      for (const [table, columns] of await readModelTables(duck, DERIVED_TABLES)) {
         const { rows } = await pool.query<{ name: string }>(
           `SELECT column_name AS name FROM information_schema.columns
            WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position`,
@@ -103,7 +104,7 @@ describe('first load', () => {
         await writeFile(path.join(parent, name, '0.csv'), 'a,b\n');
       }
       const readModel = await openReadModel(':memory:');
-      await fullSync(pool, readModel, { tmpDir: parent });
+      await fullSync(pool, readModel, DERIVED_TABLES, { tmpDir: parent });
       readModel.close();
       // The killed load's folder is gone, and this load removed its own.
       expect((await readdir(parent)).sort()).toEqual(

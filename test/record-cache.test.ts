@@ -13,6 +13,7 @@ import { createTestDatabase } from './support/databases.ts';
 import { importObject } from './support/import-object.ts';
 import { restrictedRoleUrl } from './support/restricted-role.ts';
 import { ids, smallSnapshot, TOKENS } from './support/small-snapshot.ts';
+import { DERIVED_TABLES } from '../src/cli/derived-tables.ts';
 
 const list = { name: 'clients', table: 'clients' };
 const row = (id: string, name: string) => ({ id, name });
@@ -157,7 +158,7 @@ describe.each(['replication', 'change-log'] as const)('cached list pages, %s syn
     await importObject(pool, smallSnapshot());
     readModel = await openReadModel(':memory:');
     const status = new ReadModelStatus();
-    sync = new SyncService({ pool, url, readModel, status });
+    sync = new SyncService({ pool, url, readModel, derived: DERIVED_TABLES, status });
     app = await buildApp({ db: createKysely(pool), readModel, status, tokenEnv: 'test', sync });
     await sync.start();
     expect(sync.metrics.mode).toBe(mode);

@@ -11,6 +11,7 @@ import { SyncService } from '../src/sync/sync-service.ts';
 import { createTestDatabase } from './support/databases.ts';
 import { importObject } from './support/import-object.ts';
 import { restrictedRoleUrl } from './support/restricted-role.ts';
+import { DERIVED_TABLES } from '../src/cli/derived-tables.ts';
 
 const W = 'd0000000-0000-4000-8000-000000000000';
 const id = (kind: number, n: number) =>
@@ -251,7 +252,13 @@ function syncSuite(mode: 'replication' | 'change-log') {
     await importObject(pool, snapshot);
     readModel = await openReadModel(':memory:');
     duck = await readModel.connect();
-    sync = new SyncService({ pool, url, readModel, status: new ReadModelStatus() });
+    sync = new SyncService({
+      pool,
+      url,
+      readModel,
+      derived: DERIVED_TABLES,
+      status: new ReadModelStatus(),
+    });
     await sync.start();
     expect(sync.metrics.mode).toBe(mode);
   });

@@ -9,6 +9,7 @@ import { SyncService } from '../src/sync/sync-service.ts';
 import { createTestDatabase } from './support/databases.ts';
 import { generatedWorkspace } from './support/generated-workspaces.ts';
 import { restrictedRoleUrl } from './support/restricted-role.ts';
+import { DERIVED_TABLES } from '../src/cli/derived-tables.ts';
 
 // Every summary the sync keeps (src/summaries/) must equal, row for row, the macro it is
 // refreshed from, whatever is written: writes to every table a summary reads (entries,
@@ -422,7 +423,13 @@ describe.each(['replication', 'change-log'] as const)('summaries kept by the %s 
     readModel = await openReadModel(':memory:');
     duck = await readModel.connect();
     syncPool = mode === 'change-log' ? createPool(url) : pool;
-    sync = new SyncService({ pool: syncPool, url, readModel, status: new ReadModelStatus() });
+    sync = new SyncService({
+      pool: syncPool,
+      url,
+      readModel,
+      derived: DERIVED_TABLES,
+      status: new ReadModelStatus(),
+    });
     await sync.start();
     expect(sync.metrics.mode).toBe(mode);
   });

@@ -11,6 +11,7 @@ import { createTestDatabase } from './support/databases.ts';
 import { importObject } from './support/import-object.ts';
 import { restrictedRoleUrl } from './support/restricted-role.ts';
 import { ids, smallSnapshot, tinySnapshot } from './support/small-snapshot.ts';
+import { DERIVED_TABLES } from '../src/cli/derived-tables.ts';
 
 describe('read-model sync through the change log (no replication privilege)', () => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -21,7 +22,7 @@ describe('read-model sync through the change log (no replication privilege)', ()
   const status = new ReadModelStatus();
   const services: SyncService[] = [];
   const service = () => {
-    const s = new SyncService({ pool, url, readModel, status });
+    const s = new SyncService({ pool, url, readModel, derived: DERIVED_TABLES, status });
     services.push(s);
     return s;
   };

@@ -14,6 +14,7 @@ import { createTestDatabase } from './support/databases.ts';
 import { importObject } from './support/import-object.ts';
 import { restrictedRoleUrl } from './support/restricted-role.ts';
 import { ids, smallSnapshot } from './support/small-snapshot.ts';
+import { DERIVED_TABLES } from '../src/cli/derived-tables.ts';
 
 /** Runs the sync in a child process that kills itself with SIGKILL at `crashAt`. */
 function syncInChild(
@@ -34,7 +35,13 @@ function syncInChild(
 
 async function catchUpInProcess(pool: pg.Pool, url: string, file: string) {
   const readModel = await openReadModel(file);
-  const sync = new SyncService({ pool, url, readModel, status: new ReadModelStatus() });
+  const sync = new SyncService({
+    pool,
+    url,
+    readModel,
+    derived: DERIVED_TABLES,
+    status: new ReadModelStatus(),
+  });
   await sync.catchUp();
   const duck = await readModel.connect();
   const both = await snapshotBoth(pool, duck);

@@ -11,6 +11,7 @@ import { createTestDatabase } from './support/databases.ts';
 import { importObject } from './support/import-object.ts';
 import { restrictedRoleUrl } from './support/restricted-role.ts';
 import { ids, smallSnapshot } from './support/small-snapshot.ts';
+import { DERIVED_TABLES } from '../src/cli/derived-tables.ts';
 
 /**
  * Random sequences of writes over many tables, some in transactions that stay open while
@@ -197,7 +198,14 @@ describe.each(['replication', 'change-log'] as const)(
       (await pool.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn'))
         .rows[0]!.lsn;
     const startSync = async () => {
-      sync = new SyncService({ pool, url, readModel, status, flushRows: 3 });
+      sync = new SyncService({
+        pool,
+        url,
+        readModel,
+        derived: DERIVED_TABLES,
+        status,
+        flushRows: 3,
+      });
       await sync.start();
     };
 

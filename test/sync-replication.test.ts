@@ -12,6 +12,7 @@ import { createTestDatabase } from './support/databases.ts';
 import { importObject } from './support/import-object.ts';
 import { ids, smallSnapshot } from './support/small-snapshot.ts';
 import { randomBytes } from 'node:crypto';
+import { DERIVED_TABLES } from '../src/cli/derived-tables.ts';
 
 describe('read-model sync by logical replication', () => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -22,7 +23,7 @@ describe('read-model sync by logical replication', () => {
   const services: SyncService[] = [];
 
   const service = () => {
-    const s = new SyncService({ pool, url: db.url, readModel, status });
+    const s = new SyncService({ pool, url: db.url, readModel, derived: DERIVED_TABLES, status });
     services.push(s);
     return s;
   };

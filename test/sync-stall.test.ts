@@ -13,6 +13,7 @@ import { createTestDatabase } from './support/databases.ts';
 import { importObject } from './support/import-object.ts';
 import { restrictedRoleUrl } from './support/restricted-role.ts';
 import { ids, OWNER_TOKEN, smallSnapshot } from './support/small-snapshot.ts';
+import { DERIVED_TABLES } from '../src/cli/derived-tables.ts';
 
 /**
  * A change the read model cannot hold (a timestamp before year 1, which DuckDB cannot read
@@ -56,6 +57,7 @@ describe('a change the read model cannot hold', () => {
       pool: syncPool,
       url: db.url,
       readModel,
+      derived: DERIVED_TABLES,
       status,
       writeWaitMs: 1500,
       retryMs: 20,
@@ -193,7 +195,7 @@ describe('a change the read model cannot hold', () => {
     );
     const readModel = await openReadModel(':memory:');
     try {
-      await expect(fullSync(pool, readModel)).rejects.toThrow(
+      await expect(fullSync(pool, readModel, DERIVED_TABLES)).rejects.toThrow(
         new RegExp(`time_entries id=${ids.entry2}: its started_at "0001-01-01 09:00:00\\+00 BC"`),
       );
     } finally {

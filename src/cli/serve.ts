@@ -4,6 +4,7 @@ import type { ReadModelRuntime } from '../runtime.ts';
 import { ExportScheduler, loadSchedules } from '../exports/schedules.ts';
 import { SyncService } from '../sync/sync-service.ts';
 import { TokenIdentityCache } from '../tokens/token-identity-cache.ts';
+import { DERIVED_TABLES } from './derived-tables.ts';
 import { info, progressLine } from './output.ts';
 
 /**
@@ -92,6 +93,7 @@ export function createSyncService(runtime: ReadModelRuntime): SyncService {
     url: runtime.url,
     readModel: runtime.readModel,
     status: runtime.status,
+    derived: DERIVED_TABLES,
     log: info,
     onProgress: (p) =>
       info(

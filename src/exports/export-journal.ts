@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DerivedBatch, DerivedTables } from '../readmodel/derived-tables.ts';
 import type { JournalPosition as Position } from './manifest.ts';
 import type { JournalSource } from './export-reports.ts';
 import { COPY_OPTIONS, type ExportFormat, type RowFilter } from './export-writer.ts';
@@ -82,7 +83,7 @@ const sourceKey = (table: string) =>
  * Collects the journal keys of one sync flush in `export_journal_touched`, and numbers them in
  * `export_journal` at the end of the flush, inside the sync's transaction.
  */
-export class ExportJournalUpdate {
+export class ExportJournalUpdate implements DerivedBatch {
   private touched = false;
 
   /** Before a change file of `table` is applied: the rows it replaces still show their links. */
@@ -101,8 +102,8 @@ export class ExportJournalUpdate {
     await this.dependents(duck, table, source);
   }
 
-  /** Numbers the flush's keys with the next change number. */
-  async record(duck: DuckDBConnection): Promise<void> {
+  /** After every table of the flush is applied: numbers its keys with the next change number. */
+  async finish(duck: DuckDBConnection): Promise<void> {
     if (!this.touched) return;
     const changeNo = await nextChangeNo(duck);
     await duck.run(
@@ -150,6 +151,16 @@ export async function resetExportJournal(duck: DuckDBConnection): Promise<void> 
   await duck.run('DELETE FROM export_journal_state');
   await duck.run('INSERT INTO export_journal_state VALUES ($id, 0)', { id: randomUUID() });
 }
+
+/**
+ * The export journal as the sync keeps it (src/readmodel/derived-tables.ts): a rebuild starts
+ * a new journal, and each flush that changed an exported row counts one more change number.
+ */
+export const exportJournal: DerivedTables = {
+  tables: EXPORT_JOURNAL_TABLES,
+  rebuild: resetExportJournal,
+  batch: () => new ExportJournalUpdate(),
+};
 
 /** Where the journal stands (a read model never loaded has load id `none`). */
 export async function journalPosition(duck: DuckDBConnection): Promise<JournalPosition> {

@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { clientNameTablesChangedBy, refreshClientNames } from './client-names.ts';
+import type { DerivedBatch, DerivedTables } from '../readmodel/derived-tables.ts';
+import { clientNameTablesChangedBy, DERIVED_COLUMNS, refreshClientNames } from './client-names.ts';
 import { wordsSql } from './search-words.ts';
 
 /** Read-model tables of the search index: derived in DuckDB, never copied from PostgreSQL. */
@@ -251,7 +252,7 @@ const linesInvoices = (source: string) =>
  * applied, in the same DuckDB transaction. A flush that touches no searched table costs
  * nothing here (no statement at all).
  */
-export class SearchIndexUpdate {
+export class SearchIndexUpdate implements DerivedBatch {
   private readonly sources = new Map<string, string>();
 
   /**
@@ -268,7 +269,7 @@ export class SearchIndexUpdate {
   }
 
   /** After every table of the flush is applied: refreshes what the changes touched. */
-  async afterApply(duck: DuckDBConnection): Promise<void> {
+  async finish(duck: DuckDBConnection): Promise<void> {
     if (this.sources.size === 0) return;
     for (const [table, source] of this.sources)
       for (const select of TOUCHED_AFTER[table]!(source))
@@ -279,3 +280,15 @@ export class SearchIndexUpdate {
     this.sources.clear();
   }
 }
+
+/**
+ * The search index as the sync keeps it (src/readmodel/derived-tables.ts), with the client
+ * names it sets on projects and invoices. Rebuilt inside the first load's copy transaction.
+ */
+export const searchIndex: DerivedTables = {
+  tables: SEARCH_TABLES,
+  derivedColumns: DERIVED_COLUMNS,
+  rebuildInCopy: true,
+  rebuild: rebuildSearchIndex,
+  batch: () => new SearchIndexUpdate(),
+};

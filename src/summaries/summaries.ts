@@ -1,4 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DerivedBatch, DerivedTables } from '../readmodel/derived-tables.ts';
 import { SqlParams } from '../http/list/sql-params.ts';
 
 /**
@@ -239,7 +240,7 @@ const REBASED: Stale = {
  * keys, then refreshes them once all tables are applied, in the same DuckDB transaction. A
  * flush that touches no summarised table costs nothing here.
  */
-export class SummaryUpdate {
+export class SummaryUpdate implements DerivedBatch {
   /** The kinds of keys marked stale since the last refresh: only their summaries refresh. */
   private readonly marked = new Set<keyof Stale>();
 
@@ -253,7 +254,7 @@ export class SummaryUpdate {
   }
 
   /** After every table of the flush is applied: refreshes the stale keys. */
-  async refresh(duck: DuckDBConnection): Promise<void> {
+  async finish(duck: DuckDBConnection): Promise<void> {
     const marked = this.marked;
     if (marked.has('bills'))
       await refreshKeys(duck, 'team_bill_figures', 'bill_id', 'summary_dirty_bills');
@@ -280,6 +281,16 @@ export class SummaryUpdate {
     }
   }
 }
+
+/**
+ * The summaries as the sync keeps them (src/readmodel/derived-tables.ts). Rebuilt from the
+ * committed rows after a first load's copy, never inside its transaction (docs/sync.md).
+ */
+export const summaries: DerivedTables = {
+  tables: SUMMARY_TABLES,
+  rebuild: rebuildSummaries,
+  batch: () => new SummaryUpdate(),
+};
 
 /**
  * payee_entry_pay for the entries in summary_dirty_entries, which it empties; the payees of

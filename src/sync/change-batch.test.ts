@@ -17,7 +17,7 @@ describe('ChangeBatch', () => {
     duck = await (await DuckDBInstance.create(':memory:')).connect();
     await duck.run('CREATE TABLE notes (id INTEGER, note VARCHAR, tags VARCHAR[])');
     await duck.run(`INSERT INTO notes VALUES (1, 'one', []), (2, 'two', ['a'])`);
-    batch = new ChangeBatch(new Map([['notes', columns]]));
+    batch = new ChangeBatch(new Map([['notes', columns]]), []);
   });
   afterEach(() => duck.closeSync());
 

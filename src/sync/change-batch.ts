@@ -2,10 +2,8 @@ import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DerivedTables } from '../readmodel/derived-tables.ts';
 import { TRACKED_ID_TABLES } from '../readmodel/read-model-status.ts';
-import { SearchIndexUpdate } from '../search/search-index.ts';
-import { ExportJournalUpdate } from '../exports/export-journal.ts';
-import { SummaryUpdate } from '../summaries/summaries.ts';
 import { ApplyError, findBadValue } from './apply-error.ts';
 import { asText, castText, readCsv } from './csv-dialect.ts';
 import { columnNames, LOAD_DIR_PREFIX, type ColumnInfo } from './full-sync.ts';
@@ -192,7 +190,11 @@ export class ChangeBatch {
   /** Lines buffered over all tables. */
   size = 0;
 
-  constructor(private readonly tables: Map<string, ColumnInfo[]>) {}
+  /** `derived`: the parts of the read model each flush keeps in step, called in this order. */
+  constructor(
+    private readonly tables: Map<string, ColumnInfo[]>,
+    private readonly derived: readonly DerivedTables[],
+  ) {}
 
   table(name: string): TableChanges {
     let changes = this.changes.get(name);
@@ -266,9 +268,7 @@ export class ChangeBatch {
     // A spilled batch is applied from its files whole: the lines still in memory go after.
     if (this.spilledLines > 0) await this.spill();
     const dir = await mkdtemp(path.join(tmpdir(), 'ledgerline-apply-'));
-    const search = new SearchIndexUpdate();
-    const summaries = new SummaryUpdate();
-    const journal = new ExportJournalUpdate();
+    const derived = this.derived.map((part) => part.batch());
     const loaded: string[] = [];
     try {
       for (const changes of this.changes.values()) {
@@ -277,30 +277,24 @@ export class ChangeBatch {
         if (!changes.spillFile) await writeFile(file, changes.content());
         const csv = changesCsv(file, changes.columns);
         // The file is parsed once into a temporary table that every reader of the batch scans
-        // (the apply, the search index, the summaries, the journal: up to seven for a table):
+        // (the apply and each derived part before and after it: up to seven for a table):
         // each read_csv of even a one-line file cost about 5 ms, a scan of the table about 1.
         const source = `${CHANGES_PREFIX}${changes.table}`;
         try {
           await duck.run(`CREATE OR REPLACE TEMP TABLE ${source} AS SELECT * FROM ${csv}`);
           loaded.push(source);
           await this.noteWritten(duck, changes, source);
-          await search.beforeApply(duck, changes.table, source);
-          await summaries.beforeApply(duck, changes.table, source);
-          await journal.beforeApply(duck, changes.table, source);
+          for (const part of derived) await part.beforeApply(duck, changes.table, source);
           await applyTable(duck, changes, source);
-          await summaries.afterApply(duck, changes.table, source);
-          await journal.afterApply(duck, changes.table, source);
+          for (const part of derived) await part.afterApply?.(duck, changes.table, source);
         } catch (error) {
           // The rollback drops the temporary table: the failing row is looked for in the file.
           throw await applyError(duck, changes, csv, error);
         }
         written += changes.lines + changes.spilled;
       }
-      // The search index, the summaries and the export journal follow their rows in the same
-      // transaction.
-      await search.afterApply(duck);
-      await summaries.refresh(duck);
-      await journal.record(duck);
+      // The derived parts follow their rows in the same transaction.
+      for (const part of derived) await part.finish(duck);
       for (const table of loaded) await duck.run(`DROP TABLE ${table}`);
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type pg from 'pg';
+import type { DerivedTables } from '../readmodel/derived-tables.ts';
 import type { ReadModelChanges } from '../readmodel/read-model-status.ts';
 import { ChangeBatch, keyColumns, type SourceRow } from './change-batch.ts';
 import { faultPoint } from './fault-points.ts';
@@ -28,6 +29,7 @@ export class ChangeLogFollower {
     private readonly pool: pg.Pool,
     private readonly duck: DuckDBConnection,
     private readonly tables: Map<string, ColumnInfo[]>,
+    private readonly derived: readonly DerivedTables[],
   ) {}
 
   /**
@@ -58,7 +60,7 @@ export class ChangeLogFollower {
     const state = await readSyncState(this.duck);
     if (!state?.sourceSnapshot)
       throw new Error('The read model has no change-log position; it needs a first load');
-    const buffer = new ChangeBatch(this.tables);
+    const buffer = new ChangeBatch(this.tables, this.derived);
     const client = await this.pool.connect();
     let snapshot: string;
     let asOf: Date;

@@ -7,11 +7,8 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { processRuns } from '../processes.ts';
+import type { DerivedTables } from '../readmodel/derived-tables.ts';
 import type { ReadModel } from '../readmodel/read-model.ts';
-import { DERIVED_COLUMNS } from '../search/client-names.ts';
-import { rebuildSearchIndex, SEARCH_TABLES } from '../search/search-index.ts';
-import { EXPORT_JOURNAL_TABLES, resetExportJournal } from '../exports/export-journal.ts';
-import { rebuildSummaries, SUMMARY_TABLES } from '../summaries/summaries.ts';
 import { ApplyError, findBadValue } from './apply-error.ts';
 import { asText, castText, PG_COPY_CSV, readCsv } from './csv-dialect.ts';
 import { keyColumns } from './change-batch.ts';
@@ -19,15 +16,15 @@ import { faultPoint } from './fault-points.ts';
 import { sourceIdentity } from './source-identity.ts';
 import { readSyncState, writeSyncState } from './sync-state.ts';
 
-/** Tables of the read model that are not copies of operational tables. */
+/**
+ * Tables of the read model that are not copies of operational tables, besides those of the
+ * derived parts.
+ */
 const LOCAL_TABLES = new Set<string>([
   'sync_state',
   'sync_pending_slots',
   'currencies',
   'read_model_meta',
-  ...SEARCH_TABLES,
-  ...SUMMARY_TABLES,
-  ...EXPORT_JOURNAL_TABLES,
 ]);
 
 export interface SyncProgress {
@@ -50,7 +47,7 @@ export interface SyncResult {
   /** The snapshot the copy was made under (pg_snapshot text). */
   snapshot: string;
   elapsedMs: number;
-  /** Of which building the search index and the summaries from the loaded rows. */
+  /** Of which rebuilding the derived parts from the loaded rows. */
   derivedMs: number;
 }
 
@@ -90,11 +87,13 @@ export const CHUNK_PAGES = 16_384;
  * cut into slices by heap block; PostgreSQL writes each slice as CSV (COPY TO STDOUT) to a
  * temporary file while DuckDB's parallel CSV reader loads the previous one, so the two
  * overlap. All tables are replaced in one DuckDB transaction, together with the sync
- * position, so a reader sees the old read model or the new one, never a mix.
+ * position, so a reader sees the old read model or the new one, never a mix. The `derived`
+ * parts are rebuilt from the loaded rows, in their order.
  */
 export async function fullSync(
   pool: pg.Pool,
   readModel: ReadModel,
+  derived: readonly DerivedTables[],
   options: FullSyncOptions = {},
 ): Promise<SyncResult> {
   const started = Date.now();
@@ -106,7 +105,7 @@ export async function fullSync(
   const helpers: pg.PoolClient[] = [];
   let duckOpen = false;
   try {
-    const tables = await readModelTables(duck);
+    const tables = await readModelTables(duck, derived);
     const serverWrites = await serverWritesInto(client, dir);
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     if (options.slot) {
@@ -226,20 +225,19 @@ export async function fullSync(
     for (const connection of copiers) await connection.query('COMMIT');
 
     const derivedStarted = Date.now();
-    await rebuildSearchIndex(duck);
+    for (const part of derived) if (part.rebuildInCopy) await part.rebuild(duck);
     // The copy commits without a sync position (a crash from here on leaves a read model that
-    // the next start loads again), then the summaries are built from the committed rows and
-    // the position is written with them. Inside the copy's transaction the summaries read
-    // millions of uncommitted rows three times slower, and DuckDB once failed there with a
-    // currency guard that holds on the same rows committed (docs/sync.md).
+    // the next start loads again), then the other parts (the summaries) are built from the
+    // committed rows and the position is written with them. Inside the copy's transaction the
+    // summaries read millions of uncommitted rows three times slower, and DuckDB once failed
+    // there with a currency guard that holds on the same rows committed (docs/sync.md).
     await duck.run('DELETE FROM sync_state');
     await duck.run('COMMIT');
     duckOpen = false;
     faultPoint('initial-load:before-summaries');
     await duck.run('BEGIN TRANSACTION');
     duckOpen = true;
-    await rebuildSummaries(duck);
-    await resetExportJournal(duck);
+    for (const part of derived) if (!part.rebuildInCopy) await part.rebuild(duck);
     const derivedMs = Date.now() - derivedStarted;
     await writeSyncState(duck, {
       sourceSystemId: systemId,
@@ -429,9 +427,15 @@ class Channel<T> implements AsyncIterable<T> {
 
 /**
  * The copied tables and their copied columns, read from the read model's own schema
- * (sql/duckdb/tables.sql); the columns the read model derives itself are left out.
+ * (sql/duckdb/tables.sql); the tables and columns of the `derived` parts are left out.
  */
-export async function readModelTables(duck: DuckDBConnection): Promise<Map<string, ColumnInfo[]>> {
+export async function readModelTables(
+  duck: DuckDBConnection,
+  derived: readonly DerivedTables[],
+): Promise<Map<string, ColumnInfo[]>> {
+  const local = new Set([...LOCAL_TABLES, ...derived.flatMap((part) => part.tables)]);
+  const isDerivedColumn = (table: string, column: string) =>
+    derived.some((part) => part.derivedColumns?.get(table)?.includes(column));
   const reader = await duck.runAndReadAll(
     `SELECT table_name, column_name, data_type FROM information_schema.columns
      WHERE table_schema = 'main' AND table_name IN (SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE')
@@ -439,7 +443,7 @@ export async function readModelTables(duck: DuckDBConnection): Promise<Map<strin
   );
   const tables = new Map<string, ColumnInfo[]>();
   for (const [table, name, type] of reader.getRows() as [string, string, string][]) {
-    if (LOCAL_TABLES.has(table) || DERIVED_COLUMNS.get(table)?.includes(name)) continue;
+    if (local.has(table) || isDerivedColumn(table, name)) continue;
     tables.set(table, [...(tables.get(table) ?? []), { name, type }]);
   }
   return tables;

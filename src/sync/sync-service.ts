@@ -2,11 +2,9 @@ import { tmpdir } from 'node:os';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type pg from 'pg';
 import { LogicalReplicationService } from 'pg-logical-replication';
+import type { DerivedTables } from '../readmodel/derived-tables.ts';
 import type { ReadModel } from '../readmodel/read-model.ts';
 import type { ReadModelStatus } from '../readmodel/read-model-status.ts';
-import { rebuildSearchIndex } from '../search/search-index.ts';
-import { resetExportJournal } from '../exports/export-journal.ts';
-import { rebuildSummaries } from '../summaries/summaries.ts';
 import { ApplyError, firstLine } from './apply-error.ts';
 import { ChangeBatch } from './change-batch.ts';
 import { ChangeLogFollower } from './change-log-follower.ts';
@@ -39,6 +37,12 @@ export interface SyncServiceOptions {
   url: string;
   readModel: ReadModel;
   status: ReadModelStatus;
+  /**
+   * The derived parts of the read model (search index, summaries, export journal), kept in
+   * step with every batch in this order; the composition root registers them
+   * (src/cli/derived-tables.ts).
+   */
+  derived: readonly DerivedTables[];
   log?: (line: string) => void;
   onProgress?: (progress: SyncProgress) => void;
   /** Changes held in memory before they are written into the open DuckDB transaction. */
@@ -155,7 +159,7 @@ export class SyncService {
   private onFailure: ((error: unknown) => void) | undefined;
 
   // The DuckDB transaction being filled: changes of complete PostgreSQL transactions.
-  private batch = new ChangeBatch(new Map());
+  private batch = new ChangeBatch(new Map(), []);
   private decoder?: PgoutputDecoder;
   private duckOpen = false;
   private pending: { endLsn: Lsn; commitTime: Date; rows: number } | undefined;
@@ -271,8 +275,8 @@ export class SyncService {
     // Spilled batches of a process that was killed while retrying.
     await removeStaleLoads(tmpdir());
     this.duck = await this.options.readModel.connect();
-    this.tables = await readModelTables(this.duck);
-    this.batch = new ChangeBatch(this.tables);
+    this.tables = await readModelTables(this.duck, this.options.derived);
+    this.batch = new ChangeBatch(this.tables, this.options.derived);
     const reason = await replicationUnavailable(this.options.pool);
     if (reason !== undefined) {
       this.options.log?.(
@@ -317,10 +321,15 @@ export class SyncService {
     await this.duck!.run('INSERT INTO sync_pending_slots VALUES ($name)', { name });
     const slot = await createSlotWithSnapshot(this.options.url, name);
     try {
-      const result = await fullSync(this.options.pool, this.options.readModel, {
-        slot: { name: slot.name, snapshotName: slot.snapshotName, lsn: slot.lsn },
-        ...(this.options.onProgress ? { onProgress: this.options.onProgress } : {}),
-      });
+      const result = await fullSync(
+        this.options.pool,
+        this.options.readModel,
+        this.options.derived,
+        {
+          slot: { name: slot.name, snapshotName: slot.snapshotName, lsn: slot.lsn },
+          ...(this.options.onProgress ? { onProgress: this.options.onProgress } : {}),
+        },
+      );
       this.options.log?.(
         `sync: loaded ${result.rows.toLocaleString('en-US')} rows in ${(result.elapsedMs / 1000).toFixed(1)} s`,
       );
@@ -359,6 +368,7 @@ export class SyncService {
       const result = await fullSync(
         this.options.pool,
         this.options.readModel,
+        this.options.derived,
         this.options.onProgress ? { onProgress: this.options.onProgress } : {},
       );
       this.metrics.fullLoads++;
@@ -366,7 +376,12 @@ export class SyncService {
         `sync: loaded ${result.rows.toLocaleString('en-US')} rows in ${(result.elapsedMs / 1000).toFixed(1)} s`,
       );
     }
-    this.follower = new ChangeLogFollower(this.options.pool, this.duck!, this.tables);
+    this.follower = new ChangeLogFollower(
+      this.options.pool,
+      this.duck!,
+      this.tables,
+      this.options.derived,
+    );
     this.options.status.committed((await readSyncState(this.duck!))!.dataAsOf, 'everything');
   }
 
@@ -499,11 +514,8 @@ export class SyncService {
             await this.duck!.run(`DELETE FROM ${table}`);
             this.batch.touchAll(table);
           }
-          // Rare: the search index and the summaries are rebuilt whole rather than followed
-          // through a truncate.
-          await rebuildSearchIndex(this.duck!);
-          await rebuildSummaries(this.duck!);
-          await resetExportJournal(this.duck!);
+          // Rare: the derived parts are rebuilt whole rather than followed through a truncate.
+          for (const part of this.options.derived) await part.rebuild(this.duck!);
           this.changed();
           return;
         case 'commit':

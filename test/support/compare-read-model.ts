@@ -1,6 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type pg from 'pg';
 import { readModelTables, type ColumnInfo } from '../../src/sync/full-sync.ts';
+import { DERIVED_TABLES } from '../../src/cli/derived-tables.ts';
 
 /**
  * Every read-model table, row for row, as text that PostgreSQL and DuckDB both render the
@@ -10,7 +11,7 @@ export async function snapshotBoth(
   pool: pg.Pool,
   duck: DuckDBConnection,
 ): Promise<{ store: Record<string, string[]>; readModel: Record<string, string[]> }> {
-  const tables = await readModelTables(duck);
+  const tables = await readModelTables(duck, DERIVED_TABLES);
   const store: Record<string, string[]> = {};
   const readModel: Record<string, string[]> = {};
   for (const [table, columns] of tables) {

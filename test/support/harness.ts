@@ -14,6 +14,7 @@ import { SyncService } from '../../src/sync/sync-service.ts';
 import { TokenIdentityCache } from '../../src/tokens/token-identity-cache.ts';
 import { createTestDatabase } from './databases.ts';
 import { importObject } from './import-object.ts';
+import { DERIVED_TABLES } from '../../src/cli/derived-tables.ts';
 
 /** Everything a test needs: its own PostgreSQL database, an in-memory read model and the app. */
 export interface Harness {
@@ -51,7 +52,7 @@ export async function createHarness(
   const readModel = await openReadModel(':memory:');
   const status = new ReadModelStatus();
   const syncService = options.live
-    ? new SyncService({ pool, url: database.url, readModel, status })
+    ? new SyncService({ pool, url: database.url, readModel, derived: DERIVED_TABLES, status })
     : undefined;
   const tokenIdentities = await TokenIdentityCache.listen(pool);
   const connections = new ConnectionPool(readModel);
@@ -81,7 +82,7 @@ export async function createHarness(
         await syncService.waitForStore();
         return;
       }
-      const result = await fullSync(pool, readModel);
+      const result = await fullSync(pool, readModel, DERIVED_TABLES);
       status.committed(result.dataAsOf, 'everything');
     },
     tokenIdentities,

@@ -4,11 +4,19 @@ import { openReadModel } from '../../src/readmodel/read-model.ts';
 import { ReadModelStatus } from '../../src/readmodel/read-model-status.ts';
 import { createPool } from '../../src/store/database.ts';
 import { SyncService } from '../../src/sync/sync-service.ts';
+import { DERIVED_TABLES } from '../../src/cli/derived-tables.ts';
 
 const [url, file] = process.argv.slice(2) as [string, string];
 const pool = createPool(url);
 const readModel = await openReadModel(file);
-const sync = new SyncService({ pool, url, readModel, status: new ReadModelStatus(), flushRows: 2 });
+const sync = new SyncService({
+  pool,
+  url,
+  readModel,
+  derived: DERIVED_TABLES,
+  status: new ReadModelStatus(),
+  flushRows: 2,
+});
 await sync.catchUp();
 readModel.close();
 await pool.end();

@@ -10,6 +10,7 @@ import { createTestDatabase } from './databases.ts';
 import { importObject } from './import-object.ts';
 import { restrictedRoleUrl } from './restricted-role.ts';
 import { smallSnapshot } from './small-snapshot.ts';
+import { DERIVED_TABLES } from '../../src/cli/derived-tables.ts';
 
 // Each test loads and streams tens of thousands of rows; test files share two cores.
 const LONG = 240_000;
@@ -52,6 +53,7 @@ export function syncEveryWay(options: SyncEveryWay): void {
       pool: syncPool,
       url: db.url,
       readModel,
+      derived: DERIVED_TABLES,
       status: new ReadModelStatus(),
     });
     try {
@@ -91,7 +93,7 @@ export function syncEveryWay(options: SyncEveryWay): void {
     async () => {
       const readModel = await openReadModel(':memory:');
       try {
-        await fullSync(pool, readModel);
+        await fullSync(pool, readModel, DERIVED_TABLES);
         await expectEqual(readModel);
       } finally {
         readModel.close();

@@ -1,0 +1,43 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+
+/**
+ * A part of the read model derived from the copied tables (the search index, the summaries,
+ * the export journal). The sync keeps every registered part in step with the rows it writes,
+ * in the same DuckDB transaction, without knowing any of them by name: the composition root
+ * hands it the list (src/cli/derived-tables.ts), and the sync calls the parts in that order.
+ */
+export interface DerivedTables {
+  /** Read-model tables the part owns: never copied from PostgreSQL, never in a change file. */
+  readonly tables: readonly string[];
+  /**
+   * Columns of copied tables that the part fills itself, by table: never read from PostgreSQL,
+   * never in a change file.
+   */
+  readonly derivedColumns?: ReadonlyMap<string, readonly string[]>;
+  /**
+   * Whether a first load rebuilds the part inside the copy's own transaction, before it
+   * commits. Otherwise the part is rebuilt from the committed rows, in the transaction that
+   * then writes the sync position: the summaries must, since over millions of uncommitted rows
+   * they ran three times slower (docs/sync.md).
+   */
+  readonly rebuildInCopy?: boolean;
+  /**
+   * Builds the part from scratch from the copied tables, inside the caller's open transaction:
+   * after a first load, and after a truncate.
+   */
+  rebuild(duck: DuckDBConnection): Promise<void>;
+  /** The part's share of one sync flush (ChangeBatch.flush); a new one per flush. */
+  batch(): DerivedBatch;
+}
+
+/**
+ * What a part does in one flush, inside its transaction. For each table's change file (its
+ * rows readable as text in the temporary table `source`, columns `_seq`, `_op` and the copied
+ * columns): `beforeApply` while the read model still holds the old rows, `afterApply` once the
+ * new ones are written; then `finish` once every table of the flush is applied.
+ */
+export interface DerivedBatch {
+  beforeApply(duck: DuckDBConnection, table: string, source: string): Promise<void>;
+  afterApply?(duck: DuckDBConnection, table: string, source: string): Promise<void>;
+  finish(duck: DuckDBConnection): Promise<void>;
+}
