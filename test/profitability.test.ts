@@ -713,7 +713,7 @@ describe('sums beyond 64 bits (docs/summaries.md, "Sums beyond 64 bits")', () =>
   // One entry of ten hours: a single fact beyond 2^62.
   ws.entry({ user: zoe, project: work, date: '2026-08-14', seconds: 36_000 });
 
-  it('keeps a fact that does not fit 64 bits as rows of 64-bit parts, and month sums whole', async () => {
+  it('keeps a fact, and a month sum, that do not fit 64 bits as rows of 64-bit parts', async () => {
     const duck = await h.readModel.connect();
     try {
       const facts = await duck.runAndReadAll(
@@ -732,28 +732,39 @@ describe('sums beyond 64 bits (docs/summaries.md, "Sums beyond 64 bits")', () =>
           missing_pay_rate: false,
         })),
       );
+      // The month rollup's sums, stored as BIGINT parts too: beyond 2^62 a cell is several
+      // rows, each of them within 64 bits, that add up to it.
       const months = await duck.runAndReadAll(
-        `SELECT CAST(month AS VARCHAR) AS month, estimated_e4, estimated_b4
+        `SELECT CAST(month AS VARCHAR) AS month, count(*) AS parts,
+           CAST(sum(estimated_e4) AS VARCHAR) AS estimated_e4,
+           CAST(sum(estimated_b4) AS VARCHAR) AS estimated_b4,
+           max(abs(estimated_e4)) <= 4611686018427387905 AS parts_fit
          FROM profitability_month_facts
          WHERE workspace_id = '${ws.id}' AND user_id = '${zoe}'
-         ORDER BY month`,
+         GROUP BY month ORDER BY month`,
       );
       expect(months.getRowObjectsJson()).toEqual([
         {
           month: '2026-08-01',
+          parts: '3',
           estimated_e4: '9999999999999999000',
           estimated_b4: '9999999999999999000',
+          parts_fit: true,
         },
         {
           month: '2026-09-01',
+          parts: '1',
           estimated_e4: '999999999999999900',
           estimated_b4: '999999999999999900',
+          parts_fit: true,
         },
-        // Ten entries of an hour each: beyond 2^63 - 1 as a sum, one row.
+        // Ten entries of an hour each: beyond 2^63 - 1 as a sum, in three rows.
         {
           month: '2026-10-01',
+          parts: '3',
           estimated_e4: '9999999999999999000',
           estimated_b4: '9999999999999999000',
+          parts_fit: true,
         },
       ]);
     } finally {

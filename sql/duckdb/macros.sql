@@ -149,6 +149,18 @@ CREATE OR REPLACE MACRO e4_parts_of(a, b, c, d, e, f, g, h, i, j) AS
     WHEN e4_largest_of(a, b, c, d, e, f, g, h, i, j) <= 4611686018427387904 THEN 1
     ELSE e4_parts(e4_largest_of(a, b, c, d, e, f, g, h, i, j), 0, 0)
   END;
+-- e4_sum_parts(...): e4_parts for the sixteen sums of a rollup row of the facts (the fifteen
+-- amounts and the unbilled seconds; profitability_month_facts_for and the member rollups),
+-- stored as BIGINT like the facts: a row whose sums do not all fit 64 bits is several rows.
+CREATE OR REPLACE MACRO e4_sum_parts(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p) AS
+  e4_parts(
+    e4_largest_of(a, b, c, d, e, f, g, h, i, j),
+    greatest(
+      abs(coalesce(k, 0)), abs(coalesce(l, 0)), abs(coalesce(m, 0)), abs(coalesce(n, 0)),
+      abs(coalesce(o, 0)), abs(coalesce(p, 0))
+    ),
+    0
+  );
 -- Part `p` (0 to n - 1) of the sum s in n rows: s // n, plus one unit of s's sign in the first
 -- |s % n| of them (// and % truncate toward zero); NULL when s is. At most 2^62 + 1 in size
 -- when n = e4_parts(...). A cell of one row (nearly all) only casts: no 128-bit division.

@@ -571,8 +571,11 @@ CREATE TABLE IF NOT EXISTS profitability_facts (
 
 -- The priced facts summed per month of work, member, project, currencies and rates used
 -- (profitability_month_facts_for): a report reads its range's whole months here. *_missing_e4
--- is the native sum of the amounts that had no FX rate (NULL: none). Sums are HUGEINT: a month
--- of amounts can pass 64 bits.
+-- is the native sum of the amounts that had no FX rate (NULL: none). Sums are BIGINT, as the
+-- facts' amounts are: a key whose sums do not all fit 64 bits is several rows that add up to
+-- them (e4_sum_parts). DuckDB scans and sums BIGINT columns about three times faster than
+-- HUGEINT ones (a year of the 10M-entry workspace's rollup for a page of members: 133 ms
+-- HUGEINT, 40 ms BIGINT).
 CREATE TABLE IF NOT EXISTS profitability_month_facts (
   workspace_id UUID NOT NULL,
   month DATE NOT NULL,
@@ -584,23 +587,23 @@ CREATE TABLE IF NOT EXISTS profitability_month_facts (
   revenue_currency VARCHAR,
   revenue_rate_id UUID,
   revenue_needs_fx BOOLEAN NOT NULL,
-  approved_e4 HUGEINT,
-  paid_e4 HUGEINT,
-  estimated_e4 HUGEINT,
-  billed_e4 HUGEINT,
-  collected_e4 HUGEINT,
-  approved_b4 HUGEINT,
-  paid_b4 HUGEINT,
-  estimated_b4 HUGEINT,
-  billed_b4 HUGEINT,
-  collected_b4 HUGEINT,
-  approved_missing_e4 HUGEINT,
-  paid_missing_e4 HUGEINT,
-  estimated_missing_e4 HUGEINT,
-  billed_missing_e4 HUGEINT,
-  collected_missing_e4 HUGEINT,
+  approved_e4 BIGINT,
+  paid_e4 BIGINT,
+  estimated_e4 BIGINT,
+  billed_e4 BIGINT,
+  collected_e4 BIGINT,
+  approved_b4 BIGINT,
+  paid_b4 BIGINT,
+  estimated_b4 BIGINT,
+  billed_b4 BIGINT,
+  collected_b4 BIGINT,
+  approved_missing_e4 BIGINT,
+  paid_missing_e4 BIGINT,
+  estimated_missing_e4 BIGINT,
+  billed_missing_e4 BIGINT,
+  collected_missing_e4 BIGINT,
   missing_pay_rate BOOLEAN NOT NULL,
-  unbilled_seconds HUGEINT NOT NULL
+  unbilled_seconds BIGINT NOT NULL
 );
 -- The (workspace, day, member, project) of the facts a sync batch changed, before and after:
 -- the keys of every rollup of the facts that the batch refreshes.
@@ -625,23 +628,23 @@ CREATE TABLE IF NOT EXISTS profitability_member_days (
   revenue_currency VARCHAR,
   revenue_rate_id UUID,
   revenue_needs_fx BOOLEAN NOT NULL,
-  approved_e4 HUGEINT,
-  paid_e4 HUGEINT,
-  estimated_e4 HUGEINT,
-  billed_e4 HUGEINT,
-  collected_e4 HUGEINT,
-  approved_b4 HUGEINT,
-  paid_b4 HUGEINT,
-  estimated_b4 HUGEINT,
-  billed_b4 HUGEINT,
-  collected_b4 HUGEINT,
-  approved_missing_e4 HUGEINT,
-  paid_missing_e4 HUGEINT,
-  estimated_missing_e4 HUGEINT,
-  billed_missing_e4 HUGEINT,
-  collected_missing_e4 HUGEINT,
+  approved_e4 BIGINT,
+  paid_e4 BIGINT,
+  estimated_e4 BIGINT,
+  billed_e4 BIGINT,
+  collected_e4 BIGINT,
+  approved_b4 BIGINT,
+  paid_b4 BIGINT,
+  estimated_b4 BIGINT,
+  billed_b4 BIGINT,
+  collected_b4 BIGINT,
+  approved_missing_e4 BIGINT,
+  paid_missing_e4 BIGINT,
+  estimated_missing_e4 BIGINT,
+  billed_missing_e4 BIGINT,
+  collected_missing_e4 BIGINT,
   missing_pay_rate BOOLEAN NOT NULL,
-  unbilled_seconds HUGEINT NOT NULL
+  unbilled_seconds BIGINT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS profitability_member_months (
   workspace_id UUID NOT NULL,
@@ -653,23 +656,23 @@ CREATE TABLE IF NOT EXISTS profitability_member_months (
   revenue_currency VARCHAR,
   revenue_rate_id UUID,
   revenue_needs_fx BOOLEAN NOT NULL,
-  approved_e4 HUGEINT,
-  paid_e4 HUGEINT,
-  estimated_e4 HUGEINT,
-  billed_e4 HUGEINT,
-  collected_e4 HUGEINT,
-  approved_b4 HUGEINT,
-  paid_b4 HUGEINT,
-  estimated_b4 HUGEINT,
-  billed_b4 HUGEINT,
-  collected_b4 HUGEINT,
-  approved_missing_e4 HUGEINT,
-  paid_missing_e4 HUGEINT,
-  estimated_missing_e4 HUGEINT,
-  billed_missing_e4 HUGEINT,
-  collected_missing_e4 HUGEINT,
+  approved_e4 BIGINT,
+  paid_e4 BIGINT,
+  estimated_e4 BIGINT,
+  billed_e4 BIGINT,
+  collected_e4 BIGINT,
+  approved_b4 BIGINT,
+  paid_b4 BIGINT,
+  estimated_b4 BIGINT,
+  billed_b4 BIGINT,
+  collected_b4 BIGINT,
+  approved_missing_e4 BIGINT,
+  paid_missing_e4 BIGINT,
+  estimated_missing_e4 BIGINT,
+  billed_missing_e4 BIGINT,
+  collected_missing_e4 BIGINT,
   missing_pay_rate BOOLEAN NOT NULL,
-  unbilled_seconds HUGEINT NOT NULL
+  unbilled_seconds BIGINT NOT NULL
 );
 -- payee_unpaid_totals_for(true): per payee, rate currency (NULL: no rate at the entry's date)
 -- and billable, the figures of its payable entries in payee_entry_pay.

@@ -4,41 +4,78 @@
 -- sync refreshes, among the facts dated from_day..to_day (the bounds of those keys: a literal
 -- range lets DuckDB skip the row groups of other dates). Sums as profitability_month_facts_for.
 CREATE OR REPLACE MACRO profitability_member_days_for(all_days, from_day, to_day) AS TABLE
-SELECT * FROM (
-  SELECT
-    f.workspace_id,
-    f.entry_date,
-    f.user_id,
-    f.cost_currency,
-    f.cost_rate_id,
-    f.cost_needs_fx,
-    f.revenue_currency,
-    f.revenue_rate_id,
-    f.revenue_needs_fx,
-    sum(f.approved_e4) AS approved_e4,
-    sum(f.paid_e4) AS paid_e4,
-    sum(f.estimated_e4) AS estimated_e4,
-    sum(f.billed_e4) AS billed_e4,
-    sum(f.collected_e4) AS collected_e4,
-    sum(f.approved_b4) AS approved_b4,
-    sum(f.paid_b4) AS paid_b4,
-    sum(f.estimated_b4) AS estimated_b4,
-    sum(f.billed_b4) AS billed_b4,
-    sum(f.collected_b4) AS collected_b4,
-    sum(f.approved_e4) FILTER (WHERE f.approved_b4 IS NULL) AS approved_missing_e4,
-    sum(f.paid_e4) FILTER (WHERE f.paid_b4 IS NULL) AS paid_missing_e4,
-    sum(f.estimated_e4) FILTER (WHERE f.estimated_b4 IS NULL) AS estimated_missing_e4,
-    sum(f.billed_e4) FILTER (WHERE f.billed_b4 IS NULL) AS billed_missing_e4,
-    sum(f.collected_e4) FILTER (WHERE f.collected_b4 IS NULL) AS collected_missing_e4,
-    bool_or(f.missing_pay_rate) AS missing_pay_rate,
-    sum(f.unbilled_seconds) AS unbilled_seconds
-  FROM profitability_facts f
+WITH summed AS (
+  SELECT * FROM (
+    SELECT
+      f.workspace_id,
+      f.entry_date,
+      f.user_id,
+      f.cost_currency,
+      f.cost_rate_id,
+      f.cost_needs_fx,
+      f.revenue_currency,
+      f.revenue_rate_id,
+      f.revenue_needs_fx,
+      sum(f.approved_e4) AS approved_e4,
+      sum(f.paid_e4) AS paid_e4,
+      sum(f.estimated_e4) AS estimated_e4,
+      sum(f.billed_e4) AS billed_e4,
+      sum(f.collected_e4) AS collected_e4,
+      sum(f.approved_b4) AS approved_b4,
+      sum(f.paid_b4) AS paid_b4,
+      sum(f.estimated_b4) AS estimated_b4,
+      sum(f.billed_b4) AS billed_b4,
+      sum(f.collected_b4) AS collected_b4,
+      sum(f.approved_e4) FILTER (WHERE f.approved_b4 IS NULL) AS approved_missing_e4,
+      sum(f.paid_e4) FILTER (WHERE f.paid_b4 IS NULL) AS paid_missing_e4,
+      sum(f.estimated_e4) FILTER (WHERE f.estimated_b4 IS NULL) AS estimated_missing_e4,
+      sum(f.billed_e4) FILTER (WHERE f.billed_b4 IS NULL) AS billed_missing_e4,
+      sum(f.collected_e4) FILTER (WHERE f.collected_b4 IS NULL) AS collected_missing_e4,
+      bool_or(f.missing_pay_rate) AS missing_pay_rate,
+      sum(f.unbilled_seconds) AS unbilled_seconds
+    FROM profitability_facts f
+    WHERE all_days
+      OR f.entry_date BETWEEN from_day AND to_day
+      AND (f.entry_date, f.user_id) IN (SELECT (entry_date, user_id) FROM summary_dirty_fact_days)
+    GROUP BY ALL
+  ) g
   WHERE all_days
-    OR f.entry_date BETWEEN from_day AND to_day
-    AND (f.entry_date, f.user_id) IN (SELECT (entry_date, user_id) FROM summary_dirty_fact_days)
-  GROUP BY ALL
-) g
-WHERE all_days
-  OR (g.workspace_id, g.entry_date, g.user_id) IN (
-    SELECT (workspace_id, entry_date, user_id) FROM summary_dirty_fact_days
-  );
+    OR (g.workspace_id, g.entry_date, g.user_id) IN (
+      SELECT (workspace_id, entry_date, user_id) FROM summary_dirty_fact_days
+    )
+)
+-- Each row in 64-bit parts that add up to its sums (e4_sum_parts).
+SELECT
+  workspace_id,
+  entry_date,
+  user_id,
+  cost_currency,
+  cost_rate_id,
+  cost_needs_fx,
+  revenue_currency,
+  revenue_rate_id,
+  revenue_needs_fx,
+  e4_part(approved_e4, parts, part) AS approved_e4,
+  e4_part(paid_e4, parts, part) AS paid_e4,
+  e4_part(estimated_e4, parts, part) AS estimated_e4,
+  e4_part(billed_e4, parts, part) AS billed_e4,
+  e4_part(collected_e4, parts, part) AS collected_e4,
+  e4_part(approved_b4, parts, part) AS approved_b4,
+  e4_part(paid_b4, parts, part) AS paid_b4,
+  e4_part(estimated_b4, parts, part) AS estimated_b4,
+  e4_part(billed_b4, parts, part) AS billed_b4,
+  e4_part(collected_b4, parts, part) AS collected_b4,
+  e4_part(approved_missing_e4, parts, part) AS approved_missing_e4,
+  e4_part(paid_missing_e4, parts, part) AS paid_missing_e4,
+  e4_part(estimated_missing_e4, parts, part) AS estimated_missing_e4,
+  e4_part(billed_missing_e4, parts, part) AS billed_missing_e4,
+  e4_part(collected_missing_e4, parts, part) AS collected_missing_e4,
+  missing_pay_rate,
+  e4_part(unbilled_seconds, parts, part) AS unbilled_seconds
+FROM (
+  SELECT *, unnest(range(parts)) AS part
+  FROM (
+    SELECT *, e4_sum_parts(approved_e4, paid_e4, estimated_e4, billed_e4, collected_e4, approved_b4, paid_b4, estimated_b4, billed_b4, collected_b4, approved_missing_e4, paid_missing_e4, estimated_missing_e4, billed_missing_e4, collected_missing_e4, unbilled_seconds) AS parts
+    FROM summed
+  )
+);
