@@ -1,7 +1,8 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openReadModel, type ReadModel } from '../src/readmodel/read-model.ts';
-import { rebuildSummaries } from '../src/summaries/summaries.ts';
+import { profitabilityTables } from '../src/reports/profitability/profitability.derived.ts';
+import { teamPayoutTables } from '../src/reports/team-payouts/team-payouts.derived.ts';
 import { loadPayoutSummary } from '../src/reports/payout-summary/payout-summary.query.ts';
 import {
   payoutSummarySchema,
@@ -588,9 +589,9 @@ beforeAll(async () => {
   readModel = await openReadModel(':memory:');
   db = await readModel.connect();
   await seedWorkspaces();
-  // The rows are written straight into DuckDB, not through the sync: build the summaries the
-  // sync would keep (src/summaries/) from them.
-  await rebuildSummaries(db);
+  // The rows are written straight into DuckDB, not through the sync: build the derived tables
+  // the sync would keep from them, in its order (src/cli/derived-tables.ts).
+  for (const part of [teamPayoutTables, profitabilityTables]) await part.rebuild(db);
 });
 
 afterAll(() => {

@@ -11,7 +11,8 @@ import { generatedWorkspace } from './support/generated-workspaces.ts';
 import { restrictedRoleUrl } from './support/restricted-role.ts';
 import { DERIVED_TABLES } from '../src/cli/derived-tables.ts';
 
-// Every summary the sync keeps (src/summaries/) must equal, row for row, the macro it is
+// Every summary the sync keeps (src/reports/team-payouts/team-payouts.derived.ts and
+// src/reports/profitability/profitability.derived.ts) must equal, row for row, the macro it is
 // refreshed from, whatever is written: writes to every table a summary reads (entries,
 // payees, rates, bills and lines, invoices and lines, payments and allocations, FX rates, the
 // base currency), in random mixes, then a comparison once the sync has caught up.
@@ -460,7 +461,7 @@ describe.each(['replication', 'change-log'] as const)('summaries kept by the %s 
   });
 
   it('leave the first load facts in entry-date order in storage', async () => {
-    // A report's range of days reads a few row groups (src/summaries/summaries.ts).
+    // A report's range of days reads a few row groups (rebuildProfitabilityTables).
     const keys = 'workspace_id, entry_date';
     const stored = await duck.runAndReadAll(
       `SELECT CAST(row(${keys}) AS VARCHAR) FROM profitability_facts ORDER BY rowid`,

@@ -111,11 +111,12 @@ CREATE OR REPLACE MACRO e4_to_base(amount_e4, converts, rate_e10, unit_e4) AS
     ELSE e4_convert(amount_e4, rate_e10, unit_e4)
   END;
 
--- The priced profitability facts (src/summaries/, docs/summaries.md) keep their e4 counts in
--- BIGINT columns, which DuckDB reads and sums about 2.5 times faster than HUGEINT ones. A fact
--- whose amounts do not all fit 64 bits (ten hours at the largest pay rate DECIMAL(18,4) holds
--- make one) is stored as several rows of the same entry instead, each holding a part of every
--- amount, which add up to it again: readers of the facts only ever sum them.
+-- The priced profitability facts (src/reports/profitability/, docs/summaries.md) keep their e4
+-- counts in BIGINT columns, which DuckDB reads and sums about 2.5 times faster than HUGEINT
+-- ones. A fact whose amounts do not all fit 64 bits (ten hours at the largest pay rate
+-- DECIMAL(18,4) holds make one) is stored as several rows of the same entry instead, each
+-- holding a part of every amount, which add up to it again: readers of the facts only ever sum
+-- them.
 -- e4_parts(a, b, c): how many rows a cell of the sums a, b and c takes: 1 up to 2^62, never more
 -- than two per amount summed that fits 64 bits (all but absurd ones; an amount beyond them, such
 -- as a hundred hours at the largest pay rate, takes a row per 2^62 of it). The cells' macros unnest

@@ -1,10 +1,11 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 
 /**
- * A part of the read model derived from the copied tables (the search index, the summaries,
- * the export journal). The sync keeps every registered part in step with the rows it writes,
- * in the same DuckDB transaction, without knowing any of them by name: the composition root
- * hands it the list (src/cli/derived-tables.ts), and the sync calls the parts in that order.
+ * A part of the read model derived from the copied tables (the search index, a report's
+ * summary tables, the export journal). The sync keeps every registered part in step with the
+ * rows it writes, in the same DuckDB transaction, without knowing any of them by name: the
+ * composition root hands it the list (src/cli/derived-tables.ts), and the sync calls the parts
+ * in that order, so a part may read the tables of the parts before it.
  */
 export interface DerivedTables {
   /** Read-model tables the part owns: never copied from PostgreSQL, never in a change file. */

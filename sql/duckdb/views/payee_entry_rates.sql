@@ -15,7 +15,7 @@
 --
 -- For every entry (all_entries), or only for the entries in summary_dirty_entries: the sync
 -- keeps the table payee_entry_pay equal to the payable rows of the first by refreshing the
--- second (src/summaries/).
+-- second (src/reports/team-payouts/team-payouts.derived.ts).
 CREATE OR REPLACE MACRO payee_entry_rates_for(all_entries) AS TABLE
 WITH payee_entries AS (
   SELECT

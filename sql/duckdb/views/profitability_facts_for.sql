@@ -2,8 +2,8 @@
 -- what every entry a profitability report counts adds to it, priced and converted once, so that
 -- a report of any range only sums rows. The caller fills fact_input_entries with live, stopped
 -- entries, and fact_input_bill_lines and fact_input_invoice_lines with their TIME bill lines
--- and invoice lines (src/summaries/summaries.ts); bills come from team_bill_figures, which is
--- refreshed first.
+-- and invoice lines (src/reports/profitability/profitability.derived.ts); bills come from
+-- team_bill_figures, which the team-payout part refreshes first (src/cli/derived-tables.ts).
 --
 -- One row per live, stopped entry and item number k: the entry's k-th cost item beside its
 -- k-th revenue item (k from 1; an entry with neither has one row, k = 1, without amounts).

@@ -1,24 +1,27 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { DerivedBatch, DerivedTables } from '../readmodel/derived-tables.ts';
-import { SqlParams } from '../http/list/sql-params.ts';
+import type { DerivedBatch, DerivedTables } from '../../readmodel/derived-tables.ts';
+import {
+  DirtyKeys,
+  entriesOfBills,
+  entriesOfPayees,
+  ids,
+  refreshKeys,
+  type StaleKeys,
+} from '../../readmodel/stale-keys.ts';
+import { SqlParams } from '../../http/list/sql-params.ts';
 
 /**
- * Read-model tables of the summaries: derived in DuckDB from the copied tables, never copied
- * from PostgreSQL (docs/summaries.md).
+ * Read-model tables of the profitability report: derived in DuckDB from the copied tables and
+ * team_bill_figures, never copied from PostgreSQL (docs/summaries.md). fact_input_* are work
+ * tables of priceEntries, empty between statements.
  */
-export const SUMMARY_TABLES = [
-  'team_bill_figures',
-  'payee_entry_pay',
-  'payee_unpaid_totals',
+export const PROFITABILITY_TABLES = [
   'profitability_facts',
   'profitability_month_facts',
   'profitability_member_days',
   'profitability_member_months',
   'invoice_unallocated_nets',
-  'summary_dirty_bills',
   'summary_dirty_invoices',
-  'summary_dirty_entries',
-  'summary_dirty_payees',
   'summary_dirty_facts',
   'summary_dirty_fact_days',
   'fact_input_entries',
@@ -26,8 +29,6 @@ export const SUMMARY_TABLES = [
   'fact_input_invoice_lines',
 ] as const;
 
-/** Entries refreshed per statement when payee_entry_pay is built whole (bounds its memory). */
-const ENTRIES_PER_SLICE = 1_000_000;
 /**
  * Entries priced per statement when the facts are built whole: each statement also reads every
  * bill and invoice line once (measured on the 10M-entry workspace: 2.6 s a statement, plus 4.4 s
@@ -36,28 +37,16 @@ const ENTRIES_PER_SLICE = 1_000_000;
 const FACT_ENTRIES_PER_RUN = 3_000_000;
 
 /**
- * Builds every summary from scratch, inside the caller's open transaction (the first load's,
- * or a truncate's), so the summaries are equal to the rows they are loaded with. Entries and
- * priced facts go through the same refreshes as a sync batch's, a slice at a time (entries by
- * hash, facts by runs of a workspace's months): in one statement, matching ten million entries against
- * millions of bill and invoice lines would outgrow the read model's memory limit.
+ * Builds the profitability tables from scratch, inside the caller's open transaction (the first
+ * load's, or a truncate's), so they are equal to the rows they are loaded with. Reads
+ * team_bill_figures, which teamPayoutTables has rebuilt first. Priced facts go through the same
+ * refresh as a sync batch's, by runs of a workspace's months: in one statement, matching ten
+ * million entries against millions of bill and invoice lines would outgrow the read model's
+ * memory limit.
  */
-export async function rebuildSummaries(duck: DuckDBConnection): Promise<void> {
-  for (const table of SUMMARY_TABLES) await duck.run(`DELETE FROM ${table}`);
-  await duck.run('INSERT INTO team_bill_figures FROM team_bill_figures_for(true)');
+export async function rebuildProfitabilityTables(duck: DuckDBConnection): Promise<void> {
+  for (const table of PROFITABILITY_TABLES) await duck.run(`DELETE FROM ${table}`);
   await duck.run('INSERT INTO invoice_unallocated_nets FROM invoice_unallocated_nets_for(true)');
-  const count = (await duck.runAndReadAll('SELECT count(*) FROM time_entries')).getRows()[0]![0];
-  const slices = Math.max(1, Math.ceil(Number(count) / ENTRIES_PER_SLICE));
-  for (let slice = 0; slice < slices; slice++) {
-    await duck.run(
-      `INSERT INTO summary_dirty_entries
-       SELECT id FROM time_entries WHERE hash(id) % ${slices} = ${slice}`,
-    );
-    await refreshEntries(duck);
-  }
-  // Every payee was touched by some slice: its totals are built once, whole.
-  await duck.run('DELETE FROM summary_dirty_payees');
-  await duck.run('INSERT INTO payee_unpaid_totals FROM payee_unpaid_totals_for(true)');
   // Priced facts a run of consecutive months at a time, up to FACT_ENTRIES_PER_RUN entries (a
   // few months of a large workspace, a small workspace whole), in entry-date order: each run is
   // appended after the one before, so the table ends up in date order and a report's range of
@@ -113,20 +102,6 @@ export async function rebuildSummaries(duck: DuckDBConnection): Promise<void> {
   );
 }
 
-/** The ids a change file (`source`, columns as text) names, as UUIDs. */
-const ids = (source: string, column = 'id') =>
-  `SELECT DISTINCT CAST(${column} AS UUID) FROM ${source} WHERE ${column} IS NOT NULL`;
-
-/** The entries of the users of some payees (a payee's work is its user's entries). */
-const entriesOfPayees = (payeeIds: string) =>
-  `SELECT e.id FROM time_entries e
-   WHERE e.user_id IN (SELECT user_id FROM payees WHERE id IN (${payeeIds}))`;
-
-/** The entries on the lines of some team bills (a bill's figures share out over its lines). */
-const entriesOfBills = (billIds: string) =>
-  `SELECT time_entry_id FROM team_bill_lines
-   WHERE bill_id IN (${billIds}) AND time_entry_id IS NOT NULL`;
-
 /** The entries on the lines of some invoices. */
 const entriesOfInvoices = (invoiceIds: string) =>
   `SELECT time_entry_id FROM invoice_lines
@@ -140,71 +115,49 @@ const invoicesOfLines = (source: string) =>
 const entriesOfWorkspaces = (workspaceIds: string) =>
   `SELECT id FROM time_entries WHERE workspace_id IN (${workspaceIds})`;
 
-interface Stale {
-  /** Bills whose figures (team_bill_figures) are stale. */
-  bills?: (source: string) => string;
-  /** Invoices whose unallocated nets are stale. */
-  invoices?: (source: string) => string;
-  /** Entries whose payee_entry_pay row is stale. */
-  entries?: (source: string) => string;
-  /** Entries whose priced facts (profitability_facts) are stale. */
-  facts?: (source: string) => string;
-}
+type Kind = 'invoices' | 'facts';
 
 /** Where the stale keys of each kind are collected until the refresh. */
-const DIRTY_TABLES: Record<keyof Stale, string> = {
-  bills: 'summary_dirty_bills',
+const DIRTY_TABLES: Record<Kind, string> = {
+  /** Invoices whose unallocated nets (invoice_unallocated_nets) are stale. */
   invoices: 'summary_dirty_invoices',
-  entries: 'summary_dirty_entries',
+  /** Entries whose priced facts (profitability_facts) are stale. */
   facts: 'summary_dirty_facts',
 };
 
 /**
- * Which summary keys a change of each table makes stale, read from the read model as it stands.
- * Each is run both before and after the change file is applied: before, the rows the change
- * replaces still name their old entry, bill, invoice or user (a moved line, an entry moved to
- * another month or member); after, the new rows name theirs. Delete lines of a change file
- * carry keys only.
+ * Which keys a change of each table makes stale, read from the read model as it stands. Each is
+ * run both before and after the change file is applied: before, the rows the change replaces
+ * still name their old entry, bill, invoice or user (a moved line, an entry moved to another
+ * month or member); after, the new rows name theirs. Delete lines of a change file carry keys
+ * only.
  */
-const STALE: Record<string, Stale> = {
+const STALE: Record<string, Partial<Record<Kind, StaleKeys>>> = {
   time_entries: {
-    entries: (source) => ids(source),
     facts: (source) => ids(source),
   },
   payees: {
-    entries: (source) => entriesOfPayees(ids(source)),
     facts: (source) => entriesOfPayees(ids(source)),
   },
   payee_rates: {
-    entries: (source) =>
-      entriesOfPayees(`SELECT payee_id FROM payee_rates WHERE id IN (${ids(source)})`),
     facts: (source) =>
       entriesOfPayees(`SELECT payee_id FROM payee_rates WHERE id IN (${ids(source)})`),
   },
   team_bills: {
-    bills: (source) => ids(source),
-    entries: (source) => entriesOfBills(ids(source)),
     facts: (source) => entriesOfBills(ids(source)),
   },
   team_bill_lines: {
-    bills: (source) => `SELECT bill_id FROM team_bill_lines WHERE id IN (${ids(source)})`,
-    entries: (source) =>
-      `SELECT time_entry_id FROM team_bill_lines
-       WHERE id IN (${ids(source)}) AND time_entry_id IS NOT NULL`,
     // A line changes its bill's total, which every line of the bill is paid a share of.
     facts: (source) =>
       entriesOfBills(`SELECT bill_id FROM team_bill_lines WHERE id IN (${ids(source)})`),
   },
   team_payments: {
-    bills: (source) =>
-      `SELECT bill_id FROM team_payment_allocations WHERE payment_id IN (${ids(source)})`,
     facts: (source) =>
       entriesOfBills(
         `SELECT bill_id FROM team_payment_allocations WHERE payment_id IN (${ids(source)})`,
       ),
   },
   team_payment_allocations: {
-    bills: (source) => ids(source, 'bill_id'),
     // Keyed by (payment_id, bill_id): the change file names the bill itself.
     facts: (source) => entriesOfBills(ids(source, 'bill_id')),
   },
@@ -228,99 +181,51 @@ const STALE: Record<string, Stale> = {
  * The workspaces whose base currency a change file changes (or deletes): every amount's
  * conversion changes. Read before the file is applied, comparing the old row with the new.
  */
-const REBASED: Stale = {
+const REBASED: Partial<Record<Kind, StaleKeys>> = {
   facts: (source) =>
     entriesOfWorkspaces(`SELECT w.id FROM workspaces w JOIN ${source} s ON w.id = CAST(s.id AS UUID)
      WHERE s.base_currency IS DISTINCT FROM w.base_currency`),
 };
 
 /**
- * The summaries' share of one sync batch flush (ChangeBatch.flush), like the search index's:
- * told about each table's change file before and after it is applied, it collects the stale
- * keys, then refreshes them once all tables are applied, in the same DuckDB transaction. A
- * flush that touches no summarised table costs nothing here.
+ * The profitability tables' share of one sync batch flush (ChangeBatch.flush): told about each
+ * table's change file before and after it is applied, it collects the stale keys, then
+ * refreshes them once all tables are applied, in the same DuckDB transaction. Its `finish` runs
+ * after the team-payout part's, so the facts price bills from refreshed team_bill_figures.
  */
-export class SummaryUpdate implements DerivedBatch {
-  /** The kinds of keys marked stale since the last refresh: only their summaries refresh. */
-  private readonly marked = new Set<keyof Stale>();
+export class ProfitabilityUpdate implements DerivedBatch {
+  private readonly dirty = new DirtyKeys(DIRTY_TABLES, STALE);
 
   async beforeApply(duck: DuckDBConnection, table: string, source: string): Promise<void> {
-    if (table === 'workspaces') await this.mark(duck, REBASED, source);
-    await this.collect(duck, table, source);
+    if (table === 'workspaces') await this.dirty.mark(duck, REBASED, source);
+    await this.dirty.collect(duck, table, source);
   }
 
   async afterApply(duck: DuckDBConnection, table: string, source: string): Promise<void> {
-    await this.collect(duck, table, source);
+    await this.dirty.collect(duck, table, source);
   }
 
   /** After every table of the flush is applied: refreshes the stale keys. */
   async finish(duck: DuckDBConnection): Promise<void> {
-    const marked = this.marked;
-    if (marked.has('bills'))
-      await refreshKeys(duck, 'team_bill_figures', 'bill_id', 'summary_dirty_bills');
-    if (marked.has('invoices'))
+    if (this.dirty.has('invoices'))
       await refreshKeys(duck, 'invoice_unallocated_nets', 'invoice_id', 'summary_dirty_invoices');
-    if (marked.has('entries')) {
-      await refreshEntries(duck);
-      await refreshKeys(duck, 'payee_unpaid_totals', 'payee_id', 'summary_dirty_payees');
-    }
-    if (marked.has('facts')) await refreshFacts(duck);
-    marked.clear();
-  }
-
-  private async collect(duck: DuckDBConnection, table: string, source: string) {
-    const stale = STALE[table];
-    if (stale) await this.mark(duck, stale, source);
-  }
-
-  /** Notes the keys `stale` reads from the change file `source` as stale. */
-  private async mark(duck: DuckDBConnection, stale: Stale, source: string) {
-    for (const [kind, keys] of Object.entries(stale) as [keyof Stale, (s: string) => string][]) {
-      await duck.run(`INSERT INTO ${DIRTY_TABLES[kind]} ${keys(source)}`);
-      this.marked.add(kind);
-    }
+    if (this.dirty.has('facts')) await refreshFacts(duck);
+    this.dirty.clear();
   }
 }
 
 /**
- * The summaries as the sync keeps them (src/readmodel/derived-tables.ts). Rebuilt from the
- * committed rows after a first load's copy, never inside its transaction (docs/sync.md).
+ * The profitability tables as the sync keeps them (src/readmodel/derived-tables.ts). The priced
+ * facts read team_bill_figures, which teamPayoutTables keeps: register this part after that one
+ * (src/cli/derived-tables.ts). The sync calls the parts in list order, in every flush's `finish`
+ * and every rebuild, so the bills' figures are current when the facts are priced. Rebuilt from
+ * the committed rows after a first load's copy, never inside its transaction (docs/sync.md).
  */
-export const summaries: DerivedTables = {
-  tables: SUMMARY_TABLES,
-  rebuild: rebuildSummaries,
-  batch: () => new SummaryUpdate(),
+export const profitabilityTables: DerivedTables = {
+  tables: PROFITABILITY_TABLES,
+  rebuild: rebuildProfitabilityTables,
+  batch: () => new ProfitabilityUpdate(),
 };
-
-/**
- * payee_entry_pay for the entries in summary_dirty_entries, which it empties; the payees of
- * their rows, before and after, go to summary_dirty_payees (their totals are stale).
- */
-async function refreshEntries(duck: DuckDBConnection): Promise<void> {
-  const payeesOfDirtyRows = `INSERT INTO summary_dirty_payees
-    SELECT DISTINCT payee_id FROM payee_entry_pay
-    WHERE time_entry_id IN (SELECT time_entry_id FROM summary_dirty_entries)`;
-  await duck.run(payeesOfDirtyRows);
-  await duck.run(
-    `DELETE FROM payee_entry_pay
-     WHERE time_entry_id IN (SELECT time_entry_id FROM summary_dirty_entries)`,
-  );
-  await duck.run(
-    'INSERT INTO payee_entry_pay SELECT * FROM payee_entry_rates_for(false) WHERE is_payable',
-  );
-  await duck.run(payeesOfDirtyRows);
-  await duck.run('DELETE FROM summary_dirty_entries');
-}
-
-/**
- * A summary keyed by one column, for the keys in its dirty table, which it empties: their rows
- * deleted, then inserted again from the summary's macro `<table>_for(false)`.
- */
-async function refreshKeys(duck: DuckDBConnection, table: string, key: string, dirty: string) {
-  await duck.run(`DELETE FROM ${table} WHERE ${key} IN (SELECT ${key} FROM ${dirty})`);
-  await duck.run(`INSERT INTO ${table} FROM ${table}_for(false)`);
-  await duck.run(`DELETE FROM ${dirty}`);
-}
 
 /**
  * profitability_facts for the entries in summary_dirty_facts, which it empties: their rows

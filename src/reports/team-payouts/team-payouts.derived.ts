@@ -1,0 +1,155 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DerivedBatch, DerivedTables } from '../../readmodel/derived-tables.ts';
+import {
+  DirtyKeys,
+  entriesOfBills,
+  entriesOfPayees,
+  ids,
+  refreshKeys,
+  type StaleKeys,
+} from '../../readmodel/stale-keys.ts';
+
+/**
+ * Read-model tables of the team-payout reports: derived in DuckDB from the copied tables, never
+ * copied from PostgreSQL (docs/summaries.md). team_bill_figures is also read by profitability.
+ */
+export const TEAM_PAYOUT_TABLES = [
+  'team_bill_figures',
+  'payee_entry_pay',
+  'payee_unpaid_totals',
+  'summary_dirty_bills',
+  'summary_dirty_entries',
+  'summary_dirty_payees',
+] as const;
+
+/** Entries refreshed per statement when payee_entry_pay is built whole (bounds its memory). */
+const ENTRIES_PER_SLICE = 1_000_000;
+
+/**
+ * Builds the team-payout tables from scratch, inside the caller's open transaction (the first
+ * load's, or a truncate's), so they are equal to the rows they are loaded with. Entries go
+ * through the same refresh as a sync batch's, a slice at a time (by hash): in one statement,
+ * ten million entries would outgrow the read model's memory limit.
+ */
+export async function rebuildTeamPayoutTables(duck: DuckDBConnection): Promise<void> {
+  for (const table of TEAM_PAYOUT_TABLES) await duck.run(`DELETE FROM ${table}`);
+  await duck.run('INSERT INTO team_bill_figures FROM team_bill_figures_for(true)');
+  const count = (await duck.runAndReadAll('SELECT count(*) FROM time_entries')).getRows()[0]![0];
+  const slices = Math.max(1, Math.ceil(Number(count) / ENTRIES_PER_SLICE));
+  for (let slice = 0; slice < slices; slice++) {
+    await duck.run(
+      `INSERT INTO summary_dirty_entries
+       SELECT id FROM time_entries WHERE hash(id) % ${slices} = ${slice}`,
+    );
+    await refreshEntries(duck);
+  }
+  // Every payee was touched by some slice: its totals are built once, whole.
+  await duck.run('DELETE FROM summary_dirty_payees');
+  await duck.run('INSERT INTO payee_unpaid_totals FROM payee_unpaid_totals_for(true)');
+}
+
+type Kind = 'bills' | 'entries';
+
+/** Where the stale keys of each kind are collected until the refresh. */
+const DIRTY_TABLES: Record<Kind, string> = {
+  /** Bills whose figures (team_bill_figures) are stale. */
+  bills: 'summary_dirty_bills',
+  /** Entries whose payee_entry_pay row is stale. */
+  entries: 'summary_dirty_entries',
+};
+
+/**
+ * Which keys a change of each table makes stale, read from the read model as it stands. Each is
+ * run both before and after the change file is applied: before, the rows the change replaces
+ * still name their old entry, bill or user (a moved line); after, the new rows name theirs.
+ * Delete lines of a change file carry keys only.
+ */
+const STALE: Record<string, Partial<Record<Kind, StaleKeys>>> = {
+  time_entries: {
+    entries: (source) => ids(source),
+  },
+  payees: {
+    entries: (source) => entriesOfPayees(ids(source)),
+  },
+  payee_rates: {
+    entries: (source) =>
+      entriesOfPayees(`SELECT payee_id FROM payee_rates WHERE id IN (${ids(source)})`),
+  },
+  team_bills: {
+    bills: (source) => ids(source),
+    entries: (source) => entriesOfBills(ids(source)),
+  },
+  team_bill_lines: {
+    bills: (source) => `SELECT bill_id FROM team_bill_lines WHERE id IN (${ids(source)})`,
+    entries: (source) =>
+      `SELECT time_entry_id FROM team_bill_lines
+       WHERE id IN (${ids(source)}) AND time_entry_id IS NOT NULL`,
+  },
+  team_payments: {
+    bills: (source) =>
+      `SELECT bill_id FROM team_payment_allocations WHERE payment_id IN (${ids(source)})`,
+  },
+  team_payment_allocations: {
+    // Keyed by (payment_id, bill_id): the change file names the bill itself.
+    bills: (source) => ids(source, 'bill_id'),
+  },
+};
+
+/**
+ * The team-payout tables' share of one sync batch flush (ChangeBatch.flush): told about each
+ * table's change file before and after it is applied, it collects the stale keys, then
+ * refreshes them once all tables are applied, in the same DuckDB transaction.
+ */
+export class TeamPayoutUpdate implements DerivedBatch {
+  private readonly dirty = new DirtyKeys(DIRTY_TABLES, STALE);
+
+  async beforeApply(duck: DuckDBConnection, table: string, source: string): Promise<void> {
+    await this.dirty.collect(duck, table, source);
+  }
+
+  async afterApply(duck: DuckDBConnection, table: string, source: string): Promise<void> {
+    await this.dirty.collect(duck, table, source);
+  }
+
+  /** After every table of the flush is applied: refreshes the stale keys. */
+  async finish(duck: DuckDBConnection): Promise<void> {
+    if (this.dirty.has('bills'))
+      await refreshKeys(duck, 'team_bill_figures', 'bill_id', 'summary_dirty_bills');
+    if (this.dirty.has('entries')) {
+      await refreshEntries(duck);
+      await refreshKeys(duck, 'payee_unpaid_totals', 'payee_id', 'summary_dirty_payees');
+    }
+    this.dirty.clear();
+  }
+}
+
+/**
+ * The team-payout tables as the sync keeps them (src/readmodel/derived-tables.ts). Rebuilt from
+ * the committed rows after a first load's copy, never inside its transaction (docs/sync.md).
+ * Registered before profitabilityTables, whose facts read team_bill_figures.
+ */
+export const teamPayoutTables: DerivedTables = {
+  tables: TEAM_PAYOUT_TABLES,
+  rebuild: rebuildTeamPayoutTables,
+  batch: () => new TeamPayoutUpdate(),
+};
+
+/**
+ * payee_entry_pay for the entries in summary_dirty_entries, which it empties; the payees of
+ * their rows, before and after, go to summary_dirty_payees (their totals are stale).
+ */
+async function refreshEntries(duck: DuckDBConnection): Promise<void> {
+  const payeesOfDirtyRows = `INSERT INTO summary_dirty_payees
+    SELECT DISTINCT payee_id FROM payee_entry_pay
+    WHERE time_entry_id IN (SELECT time_entry_id FROM summary_dirty_entries)`;
+  await duck.run(payeesOfDirtyRows);
+  await duck.run(
+    `DELETE FROM payee_entry_pay
+     WHERE time_entry_id IN (SELECT time_entry_id FROM summary_dirty_entries)`,
+  );
+  await duck.run(
+    'INSERT INTO payee_entry_pay SELECT * FROM payee_entry_rates_for(false) WHERE is_payable',
+  );
+  await duck.run(payeesOfDirtyRows);
+  await duck.run('DELETE FROM summary_dirty_entries');
+}
