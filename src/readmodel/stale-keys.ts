@@ -20,6 +20,18 @@ export const entriesOfBills = (billIds: string) =>
   `SELECT time_entry_id FROM team_bill_lines
    WHERE bill_id IN (${billIds}) AND time_entry_id IS NOT NULL`;
 
+/** The payees of the pay rates a change file names. */
+export const payeesOfRates = (source: string) =>
+  `SELECT payee_id FROM payee_rates WHERE id IN (${ids(source)})`;
+
+/** The bills of the team bill lines a change file names. */
+export const billsOfLines = (source: string) =>
+  `SELECT bill_id FROM team_bill_lines WHERE id IN (${ids(source)})`;
+
+/** The bills the payments a change file names are allocated to. */
+export const billsOfPayments = (source: string) =>
+  `SELECT bill_id FROM team_payment_allocations WHERE payment_id IN (${ids(source)})`;
+
 /**
  * The stale keys a derived part collects during one sync flush, by kind: each kind's keys go
  * into its dirty table, and the kinds marked tell the part's `finish` which refreshes to run

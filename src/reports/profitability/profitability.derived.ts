@@ -1,10 +1,13 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { DerivedBatch, DerivedTables } from '../../readmodel/derived-tables.ts';
 import {
+  billsOfLines,
+  billsOfPayments,
   DirtyKeys,
   entriesOfBills,
   entriesOfPayees,
   ids,
+  payeesOfRates,
   refreshKeys,
   type StaleKeys,
 } from '../../readmodel/stale-keys.ts';
@@ -140,22 +143,17 @@ const STALE: Record<string, Partial<Record<Kind, StaleKeys>>> = {
     facts: (source) => entriesOfPayees(ids(source)),
   },
   payee_rates: {
-    facts: (source) =>
-      entriesOfPayees(`SELECT payee_id FROM payee_rates WHERE id IN (${ids(source)})`),
+    facts: (source) => entriesOfPayees(payeesOfRates(source)),
   },
   team_bills: {
     facts: (source) => entriesOfBills(ids(source)),
   },
   team_bill_lines: {
     // A line changes its bill's total, which every line of the bill is paid a share of.
-    facts: (source) =>
-      entriesOfBills(`SELECT bill_id FROM team_bill_lines WHERE id IN (${ids(source)})`),
+    facts: (source) => entriesOfBills(billsOfLines(source)),
   },
   team_payments: {
-    facts: (source) =>
-      entriesOfBills(
-        `SELECT bill_id FROM team_payment_allocations WHERE payment_id IN (${ids(source)})`,
-      ),
+    facts: (source) => entriesOfBills(billsOfPayments(source)),
   },
   team_payment_allocations: {
     // Keyed by (payment_id, bill_id): the change file names the bill itself.

@@ -1,10 +1,13 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { DerivedBatch, DerivedTables } from '../../readmodel/derived-tables.ts';
 import {
+  billsOfLines,
+  billsOfPayments,
   DirtyKeys,
   entriesOfBills,
   entriesOfPayees,
   ids,
+  payeesOfRates,
   refreshKeys,
   type StaleKeys,
 } from '../../readmodel/stale-keys.ts';
@@ -72,22 +75,20 @@ const STALE: Record<string, Partial<Record<Kind, StaleKeys>>> = {
     entries: (source) => entriesOfPayees(ids(source)),
   },
   payee_rates: {
-    entries: (source) =>
-      entriesOfPayees(`SELECT payee_id FROM payee_rates WHERE id IN (${ids(source)})`),
+    entries: (source) => entriesOfPayees(payeesOfRates(source)),
   },
   team_bills: {
     bills: (source) => ids(source),
     entries: (source) => entriesOfBills(ids(source)),
   },
   team_bill_lines: {
-    bills: (source) => `SELECT bill_id FROM team_bill_lines WHERE id IN (${ids(source)})`,
+    bills: (source) => billsOfLines(source),
     entries: (source) =>
       `SELECT time_entry_id FROM team_bill_lines
        WHERE id IN (${ids(source)}) AND time_entry_id IS NOT NULL`,
   },
   team_payments: {
-    bills: (source) =>
-      `SELECT bill_id FROM team_payment_allocations WHERE payment_id IN (${ids(source)})`,
+    bills: (source) => billsOfPayments(source),
   },
   team_payment_allocations: {
     // Keyed by (payment_id, bill_id): the change file names the bill itself.
