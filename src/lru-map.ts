@@ -1,13 +1,13 @@
 /**
  * A map that keeps its entries within a capacity, the least recently used leaving first: the
- * one eviction rule of the server's in-memory caches (record rows, DuckDB plans, kept report
- * pages, rate-limit buckets). Each entry weighs `weigh(value)` (1 by default, so the capacity
- * counts entries); `onEvict` sees every entry that leaves because of the capacity (not one that
- * is deleted or replaced). Built on Map's insertion order: a read or a write moves the entry to
- * the end, and eviction takes from the front.
+ * one eviction rule of the server's in-memory caches (list rows, rate-limit buckets). Each
+ * entry weighs `weigh(value)` (1 by default, so the capacity counts entries); `onEvict` sees
+ * every entry that leaves because of the capacity (not one that is deleted or replaced). Built
+ * on Map's insertion order: a read or a write moves the entry to the end, and eviction takes
+ * from the front.
  *
  * @example
- * const plans = new LruMap<string, Plan>(2, { onEvict: (_, plan) => plan.destroySync() });
+ * const rows = new LruMap<string, Row>(2, { onEvict: (id) => console.log('dropped', id) });
  */
 export class LruMap<K, V> {
   readonly #entries = new Map<K, { value: V; weight: number }>();
