@@ -115,7 +115,7 @@ export function log(line: string): void {
 /**
  * How long a fixed CPU loop takes, in ms: the machine's speed at the moment, printed beside a
  * run so that a slow machine can be told from slow code. On this 2-core VM it takes about
- * 500-850 ms when the machine is quiet and 1,000 or more in its slow spells (docs/lists.md).
+ * 350-850 ms when the machine is quiet and 900 or more when other work shares the cores.
  */
 export function cpuLoopMs(): number {
   const start = performance.now();

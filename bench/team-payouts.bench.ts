@@ -118,8 +118,8 @@ try {
     `${'report'.padEnd(36)} ${'API p50'.padStart(8)} ${'API p99'.padStart(8)} ${'PG p50'.padStart(9)} ${'PG p99'.padStart(9)}  PG/API p50  goal p99<100ms, >=50x`,
   );
   // Every API run first, then PostgreSQL's: a PostgreSQL report reads gigabytes for minutes,
-  // which pushed the read model's pages out of the OS cache (the next API case's requests then
-  // read the disk: a year of one member once took 872 ms right after PostgreSQL's year).
+  // which pushes the read model's pages out of the OS cache, so an API case run after one
+  // would read the disk.
   const measured = [];
   for (const c of cases) {
     const request = (server: typeof app) => async () => {

@@ -120,9 +120,8 @@ function serverFlags(ephemeral: boolean): string[] {
     ['TimeZone', 'UTC'],
   ];
   // A throwaway server (the tests') skips the disk flushes. synchronous_commit stays on: logical
-  // decoding sends only WAL already flushed, and with it off a commit waited for the WAL
-  // writer (up to 200 ms) before the sync saw it: a PATCH through the API took 640 ms at p50
-  // in a test instead of 533.
+  // decoding sends only WAL already flushed, and with it off a commit waits for the WAL
+  // writer (up to 200 ms) before the sync sees it, which every write through the API would pay.
   if (ephemeral) flags.push(['fsync', 'off'], ['full_page_writes', 'off']);
   return flags.flatMap(([name, value]) => ['-c', `${name}=${value}`]);
 }

@@ -1,5 +1,5 @@
-// Making an Intl.DateTimeFormat took 0.1 ms in a loop (against 0.003 to use one), and about
-// 1 ms of each profitability request in a profile of the route; one per time zone is kept.
+// Making an Intl.DateTimeFormat costs about 0.1 ms (using one, 0.003 ms), which a request
+// would pay for every date it formats: one per time zone is kept.
 const dateFormats = new Map<string, Intl.DateTimeFormat>();
 
 /** The calendar date (YYYY-MM-DD) at `instant` in an IANA time zone: "today" in a workspace's payout calendar. */

@@ -18,7 +18,7 @@ export const TEMPLATE_DATABASE = 'ledgerline_template';
 
 /**
  * One embedded PostgreSQL for the whole run, with a migrated template database from which
- * each test file clones its own database (test/support/databases.ts). A DATABASE_URL in the
+ * each test file clones its own database (test/support/databases.ts). A TEST_DATABASE_URL in the
  * environment is used instead of the embedded server.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
