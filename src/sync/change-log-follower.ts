@@ -5,7 +5,7 @@ import type { ReadModelChanges } from '../readmodel/read-model-status.ts';
 import { ChangeBatch, keyColumns, type SourceRow } from './change-batch.ts';
 import { faultPoint } from './fault-points.ts';
 import type { ColumnInfo } from './full-sync.ts';
-import { readSyncState, writeSyncState, type SyncState } from './sync-state.ts';
+import { readSyncState, writeSyncState, type SyncState } from '../readmodel/sync-state.ts';
 
 const KEYS_PER_QUERY = 20_000;
 

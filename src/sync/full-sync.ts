@@ -14,7 +14,7 @@ import { asText, castText, PG_COPY_CSV, readCsv } from './csv-dialect.ts';
 import { keyColumns } from './change-batch.ts';
 import { faultPoint } from './fault-points.ts';
 import { sourceIdentity } from './source-identity.ts';
-import { readSyncState, writeSyncState } from './sync-state.ts';
+import { readSyncState, writeSyncState } from '../readmodel/sync-state.ts';
 
 /**
  * Tables of the read model that are not copies of operational tables, besides those of the

@@ -29,7 +29,7 @@ import {
   replicationUnavailable,
   slotExists,
 } from './replication/slot.ts';
-import { readSyncState, writeSyncState, type SyncState } from './sync-state.ts';
+import { readSyncState, writeSyncState, type SyncState } from '../readmodel/sync-state.ts';
 
 export interface SyncServiceOptions {
   pool: pg.Pool;
