@@ -1,5 +1,5 @@
 import { MAX_LINE_BYTES } from '../readmodel/csv-line-limit.ts';
-import type { ColumnInfo } from './full-sync.ts';
+import type { ColumnInfo } from './copied-columns.ts';
 
 /**
  * The one CSV dialect the sync writes and reads: PostgreSQL's `COPY … (FORMAT csv)` with its
