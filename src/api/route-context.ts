@@ -4,7 +4,10 @@ import type { RecordCache } from '../readmodel/record-cache.ts';
 import type { Database } from '../store/schema.ts';
 import type { CursorCodec } from './list/cursor.ts';
 
-/** What routes get: the stores, and a way to run a read against the read model. */
+/**
+ * What routes get: the stores, and a way to run a read against the read model. The app builds
+ * it (src/http/app.ts); it is declared in the kit so that no route plugin imports the app.
+ */
 export interface RouteContext {
   db: Kysely<Database>;
   /** Runs `read` on a read-model connection; 503 until the first sync has finished. */
