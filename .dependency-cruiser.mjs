@@ -94,6 +94,16 @@ export default {
       { path: '^src/', pathNot: LEAVES },
     ),
     forbid(
+      'no-orphans',
+      'A module nothing imports is dead code, unless it is an entry point run by a script.',
+      {
+        orphan: true,
+        path: '^src/',
+        pathNot: '^src/(main[.]ts|cli/main[.]ts|search/folding[.]ts)$',
+      },
+      {},
+    ),
+    forbid(
       'not-to-unresolvable',
       'An import that does not resolve.',
       { path: '^src/' },
