@@ -34,5 +34,8 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-call': 'off',
     },
   },
-  { files: ['eslint.config.js'], ...tseslint.configs.disableTypeChecked },
+  {
+    files: ['eslint.config.js', '.dependency-cruiser.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+  },
 );

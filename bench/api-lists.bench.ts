@@ -29,7 +29,7 @@ const bench = await benchStore(
 const dir = await mkdtemp(path.join(tmpdir(), 'll-api-'));
 const db = createKysely(bench.pool);
 try {
-  const readModel = await openReadModel(path.join(dir, 'read-model.duckdb'));
+  const readModel = await openReadModel(path.join(dir, 'read-model.duckdb'), DERIVED_TABLES);
   const status = new ReadModelStatus();
   log('loading the read model');
   status.committed((await fullSync(bench.pool, readModel, DERIVED_TABLES)).dataAsOf, 'everything');

@@ -45,7 +45,7 @@ const dir =
   path.join(tmpdir(), timeEntries === 10_000_000 ? 'll-bench-10m' : `ll-bench-${timeEntries}`);
 const bench = await benchStore(dir, timeEntries);
 const db = createKysely(bench.pool);
-const readModel = await openReadModel(path.join(dir, 'read-model.duckdb'));
+const readModel = await openReadModel(path.join(dir, 'read-model.duckdb'), DERIVED_TABLES);
 const status = new ReadModelStatus();
 await status.load(readModel);
 const sync = new SyncService({

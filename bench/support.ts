@@ -83,7 +83,7 @@ export async function keptReadModel(
   bench: BenchStore,
   file: string,
 ): Promise<{ readModel: ReadModel; status: ReadModelStatus }> {
-  const readModel = await openReadModel(file);
+  const readModel = await openReadModel(file, DERIVED_TABLES);
   const status = new ReadModelStatus();
   await status.load(readModel);
   const fingerprint = 'SELECT count(*) AS n, max(updated_at) AS at FROM time_entries';

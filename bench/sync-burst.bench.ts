@@ -18,7 +18,7 @@ const bench = await benchStore(
   200_000,
 );
 const dir = await mkdtemp(path.join(tmpdir(), 'll-burst-'));
-const readModel = await openReadModel(path.join(dir, 'read-model.duckdb'));
+const readModel = await openReadModel(path.join(dir, 'read-model.duckdb'), DERIVED_TABLES);
 const service = () =>
   new SyncService({
     pool: bench.pool,

@@ -19,7 +19,7 @@ const bench = await benchStore(
   200_000,
 );
 const dir = await mkdtemp(path.join(tmpdir(), 'll-fresh-'));
-const readModel = await openReadModel(path.join(dir, 'read-model.duckdb'));
+const readModel = await openReadModel(path.join(dir, 'read-model.duckdb'), DERIVED_TABLES);
 const sync = new SyncService({
   pool: bench.pool,
   url: bench.url,

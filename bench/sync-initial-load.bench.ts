@@ -28,7 +28,7 @@ const dir = await mkdtemp(path.join(tmpdir(), 'll-initial-'));
 // The embedded server writes the load's slices itself when it can enter the folder.
 await chmod(dir, 0o755);
 try {
-  const readModel = await openReadModel(path.join(dir, 'read-model.duckdb'));
+  const readModel = await openReadModel(path.join(dir, 'read-model.duckdb'), DERIVED_TABLES);
   const duck = await readModel.connect();
   const tables = await readModelTables(duck, DERIVED_TABLES);
   duck.closeSync();

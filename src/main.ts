@@ -5,7 +5,7 @@ import { serve } from './cli/serve.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { importSnapshot } from './snapshot/import.ts';
 import { readSnapshot } from './snapshot/read-snapshot.ts';
-import { openRuntime, type ReadModelRuntime } from './runtime.ts';
+import { openRuntime, type ReadModelRuntime } from './cli/runtime.ts';
 
 const DEMO = path.resolve(import.meta.dirname, '../fixtures/demo.json');
 

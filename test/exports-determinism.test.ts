@@ -31,7 +31,7 @@ describe('exports are deterministic', () => {
     h = await createHarness();
     ws = await generatedWorkspace(h.pool, { seed: 21, timeEntries: ENTRIES, members: 12 });
     await h.sync();
-    rebuilt = await openReadModel(':memory:');
+    rebuilt = await openReadModel(':memory:', DERIVED_TABLES);
     await fullSync(h.pool, rebuilt, DERIVED_TABLES);
     out = await mkdtemp(path.join(tmpdir(), 'll-exports-det-'));
   }, LONG);

@@ -36,7 +36,7 @@ describe.each(['replication', 'change-log'] as const)('incremental exports (%s)'
     const url = mode === 'replication' ? database.url : await restrictedRoleUrl(database.url);
     pool = createPool(url);
     await importObject(pool, smallSnapshot());
-    readModel = await openReadModel(':memory:');
+    readModel = await openReadModel(':memory:', DERIVED_TABLES);
     const status = new ReadModelStatus();
     sync = new SyncService({ pool, url, readModel, derived: DERIVED_TABLES, status });
     await sync.start();

@@ -5,7 +5,7 @@ import { buildApp } from '../src/http/app.ts';
 import { openReadModel, type ReadModel } from '../src/readmodel/read-model.ts';
 import { ReadModelStatus } from '../src/readmodel/read-model-status.ts';
 import { RecordCache } from '../src/readmodel/record-cache.ts';
-import { SqlParams } from '../src/http/list/sql-params.ts';
+import { SqlParams } from '../src/readmodel/sql-params.ts';
 import { createKysely, createPool } from '../src/store/database.ts';
 import { SyncService } from '../src/sync/sync-service.ts';
 import { apiRequest, type Body } from './support/api-request.ts';
@@ -54,7 +54,7 @@ describe('the record cache', () => {
   it.each(['clients', 'projects', 'invoices'])(
     'reads the %s rows it lacks through the id index, not a scan of every id',
     async (table) => {
-      const readModel = await openReadModel(':memory:');
+      const readModel = await openReadModel(':memory:', DERIVED_TABLES);
       const duck = await readModel.connect();
       try {
         // 3,000 rows, every required column filled with a value of its type.
@@ -156,7 +156,7 @@ describe.each(['replication', 'change-log'] as const)('cached list pages, %s syn
     const url = mode === 'change-log' ? await restrictedRoleUrl(database.url) : database.url;
     pool = createPool(url);
     await importObject(pool, smallSnapshot());
-    readModel = await openReadModel(':memory:');
+    readModel = await openReadModel(':memory:', DERIVED_TABLES);
     const status = new ReadModelStatus();
     sync = new SyncService({ pool, url, readModel, derived: DERIVED_TABLES, status });
     app = await buildApp({ db: createKysely(pool), readModel, status, tokenEnv: 'test', sync });

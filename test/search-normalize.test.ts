@@ -7,6 +7,7 @@ import { openReadModel, type ReadModel } from '../src/readmodel/read-model.ts';
 import { compatibilityFoldings, duckdbUnicodeTs, foldingSql } from '../src/search/folding.ts';
 import { searchCode, searchLetters, searchWords } from '../src/search/normalize.ts';
 import { wordsSql } from '../src/search/search-words.ts';
+import { DERIVED_TABLES } from '../src/cli/derived-tables.ts';
 
 // The search text is cut into terms in TypeScript (normalize.ts), the index in DuckDB
 // (search-words.ts, sql/duckdb/search.sql): both must give the same words for any text.
@@ -63,7 +64,7 @@ describe('search normalization: TypeScript and DuckDB agree', () => {
   const sorted = (words: string[]) => [...words].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 
   beforeAll(async () => {
-    readModel = await openReadModel(':memory:');
+    readModel = await openReadModel(':memory:', DERIVED_TABLES);
     duck = await readModel.connect();
   });
   afterAll(() => {

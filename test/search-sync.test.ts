@@ -250,7 +250,7 @@ function syncSuite(mode: 'replication' | 'change-log') {
     url = mode === 'replication' ? db.url : await restrictedRoleUrl(db.url);
     pool = createPool(url);
     await importObject(pool, snapshot);
-    readModel = await openReadModel(':memory:');
+    readModel = await openReadModel(':memory:', DERIVED_TABLES);
     duck = await readModel.connect();
     sync = new SyncService({
       pool,

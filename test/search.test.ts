@@ -166,7 +166,7 @@ describe('search (GET /clients, /projects, /invoices)', () => {
     db = await createTestDatabase();
     pool = createPool(db.url);
     for (const snapshot of snapshots) await importObject(pool, snapshot);
-    readModel = await openReadModel(':memory:');
+    readModel = await openReadModel(':memory:', DERIVED_TABLES);
     duck = await readModel.connect();
     await fullSync(pool, readModel, DERIVED_TABLES);
   });

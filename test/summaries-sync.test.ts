@@ -421,7 +421,7 @@ describe.each(['replication', 'change-log'] as const)('summaries kept by the %s 
       ids[key] = (await pool.query<{ id: string }>(sql)).rows.map((r) => r.id);
       expect(ids[key].length, key).toBeGreaterThan(0);
     }
-    readModel = await openReadModel(':memory:');
+    readModel = await openReadModel(':memory:', DERIVED_TABLES);
     duck = await readModel.connect();
     syncPool = mode === 'change-log' ? createPool(url) : pool;
     sync = new SyncService({

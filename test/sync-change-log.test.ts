@@ -5,7 +5,7 @@ import { openReadModel, type ReadModel } from '../src/readmodel/read-model.ts';
 import { ReadModelStatus } from '../src/readmodel/read-model-status.ts';
 import { createPool } from '../src/store/database.ts';
 import { SyncService } from '../src/sync/sync-service.ts';
-import { readSyncState } from '../src/sync/sync-state.ts';
+import { readSyncState } from '../src/readmodel/sync-state.ts';
 import { snapshotBoth } from './support/compare-read-model.ts';
 import { createTestDatabase } from './support/databases.ts';
 import { importObject } from './support/import-object.ts';
@@ -35,7 +35,7 @@ describe('read-model sync through the change log (no replication privilege)', ()
     db = await createTestDatabase();
     url = await restrictedRoleUrl(db.url);
     pool = createPool(url);
-    readModel = await openReadModel(':memory:');
+    readModel = await openReadModel(':memory:', DERIVED_TABLES);
     duck = await readModel.connect();
     await importObject(pool, smallSnapshot());
   });

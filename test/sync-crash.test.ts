@@ -34,7 +34,7 @@ function syncInChild(
 }
 
 async function catchUpInProcess(pool: pg.Pool, url: string, file: string) {
-  const readModel = await openReadModel(file);
+  const readModel = await openReadModel(file, DERIVED_TABLES);
   const sync = new SyncService({
     pool,
     url,

@@ -216,7 +216,7 @@ describe.each(['replication', 'change-log'] as const)(
       const snapshot = smallSnapshot();
       snapshot.projects.push({ ...snapshot.projects[0]!, id: PROJECTS[1]!, name: 'Second' });
       await importObject(pool, snapshot);
-      readModel = await openReadModel(':memory:');
+      readModel = await openReadModel(':memory:', DERIVED_TABLES);
       duck = await readModel.connect();
       await startSync();
     });

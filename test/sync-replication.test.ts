@@ -6,7 +6,7 @@ import { ReadModelStatus } from '../src/readmodel/read-model-status.ts';
 import { buildApp } from '../src/http/app.ts';
 import { createKysely, createPool } from '../src/store/database.ts';
 import { SyncService } from '../src/sync/sync-service.ts';
-import { readSyncState } from '../src/sync/sync-state.ts';
+import { readSyncState } from '../src/readmodel/sync-state.ts';
 import { snapshotBoth } from './support/compare-read-model.ts';
 import { createTestDatabase } from './support/databases.ts';
 import { importObject } from './support/import-object.ts';
@@ -38,7 +38,7 @@ describe('read-model sync by logical replication', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     pool = createPool(db.url);
-    readModel = await openReadModel(':memory:');
+    readModel = await openReadModel(':memory:', DERIVED_TABLES);
     duck = await readModel.connect();
     await importObject(pool, smallSnapshot());
   });

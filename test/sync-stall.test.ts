@@ -51,7 +51,7 @@ describe('a change the read model cannot hold', () => {
   });
 
   const scenario = async (syncPool: pg.Pool, mode: string) => {
-    const readModel = await openReadModel(':memory:');
+    const readModel = await openReadModel(':memory:', DERIVED_TABLES);
     const status = new ReadModelStatus();
     const sync = new SyncService({
       pool: syncPool,
@@ -193,7 +193,7 @@ describe('a change the read model cannot hold', () => {
       "UPDATE time_entries SET started_at = '0001-01-01 09:00:00+00 BC' WHERE id = $1",
       [ids.entry2],
     );
-    const readModel = await openReadModel(':memory:');
+    const readModel = await openReadModel(':memory:', DERIVED_TABLES);
     try {
       await expect(fullSync(pool, readModel, DERIVED_TABLES)).rejects.toThrow(
         new RegExp(`time_entries id=${ids.entry2}: its started_at "0001-01-01 09:00:00\\+00 BC"`),

@@ -1,7 +1,7 @@
-import type { SortKey } from '../http/list/keyset.ts';
-import { COMMON_SORT_KEYS } from '../http/list/list-endpoint.ts';
-import type { RangeBound } from '../http/list/list-query.ts';
-import type { SqlParams } from '../http/list/sql-params.ts';
+import type { SortKey } from './list/keyset.ts';
+import { COMMON_SORT_KEYS } from './list/list-endpoint.ts';
+import type { RangeBound } from './list/list-query.ts';
+import type { SqlParams } from '../readmodel/sql-params.ts';
 
 /** Sort keys every list has (`id`, `createdAt` of the row `r`), plus the endpoint's own. */
 export function sortKeys(own: Record<string, SortKey>): Record<string, SortKey> {

@@ -1,5 +1,5 @@
 import type { Transaction } from 'kysely';
-import { validationFailed } from '../http/errors.ts';
+import { validationFailed } from './errors.ts';
 import type { Database } from '../store/schema.ts';
 
 /**

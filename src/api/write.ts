@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely';
 import { z } from 'zod';
-import type { RouteContext } from '../http/app.ts';
-import { notFound } from '../http/errors.ts';
+import type { RouteContext } from './route-context.ts';
+import { notFound } from './errors.ts';
 import type { Database } from '../store/schema.ts';
 
 /**

@@ -2,7 +2,7 @@ import { exportJournal } from '../exports/export-journal.ts';
 import type { DerivedTables } from '../readmodel/derived-tables.ts';
 import { profitabilityTables } from '../reports/profitability/profitability.derived.ts';
 import { teamPayoutTables } from '../reports/team-payouts/team-payouts.derived.ts';
-import { searchIndex } from '../search/search-index.ts';
+import { searchIndex } from '../search/search.derived.ts';
 
 /**
  * The derived parts of the read model that the sync keeps (src/readmodel/derived-tables.ts),

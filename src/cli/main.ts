@@ -12,7 +12,7 @@ import { generateWorkspace } from '../snapshot/generate.ts';
 import { importSnapshot, SnapshotImportError, type ImportIssue } from '../snapshot/import.ts';
 import { readSnapshot } from '../snapshot/read-snapshot.ts';
 import { uuid } from '../snapshot/records.ts';
-import { openRuntime, openStore } from '../runtime.ts';
+import { openRuntime, openStore } from './runtime.ts';
 import type { Scope, TokenEnv } from '../store/schema.ts';
 import { createToken, listTokens, revokeToken } from '../tokens/token.repository.ts';
 import { info, progressLine, UserError } from './output.ts';

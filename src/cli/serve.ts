@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../http/app.ts';
-import type { ReadModelRuntime } from '../runtime.ts';
+import type { ReadModelRuntime } from './runtime.ts';
 import { ExportScheduler, loadSchedules } from '../exports/schedules.ts';
 import { SyncService } from '../sync/sync-service.ts';
 import { TokenIdentityCache } from '../tokens/token-identity-cache.ts';

@@ -1,6 +1,6 @@
-import type { AccessRule } from '../http/access.ts';
-import { OWNER_ADMIN } from '../http/access.ts';
-import type { SqlParams } from '../http/list/sql-params.ts';
+import type { AccessRule } from '../api/access.ts';
+import { OWNER_ADMIN } from '../api/access.ts';
+import type { SqlParams } from '../readmodel/sql-params.ts';
 import { wholeMonthsOf } from '../reports/profitability/profitability.range.ts';
 import type { Plan } from '../store/schema.ts';
 

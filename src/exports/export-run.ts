@@ -7,7 +7,7 @@ import { storableDate } from '../stored-values.ts';
 import type { ReadModel } from '../readmodel/read-model.ts';
 import { monthOf } from '../reports/profitability/profitability.range.ts';
 import type { Plan } from '../store/schema.ts';
-import { readSyncState } from '../sync/sync-state.ts';
+import { readSyncState } from '../readmodel/sync-state.ts';
 import { todayIn } from '../time/calendar.ts';
 import {
   changedSince,

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { SqlParams } from '../http/list/sql-params.ts';
+import { SqlParams } from '../readmodel/sql-params.ts';
 import { currencyScale } from '../money/currencies.ts';
 import { Money } from '../money/money.ts';
 import type { ExportColumn, ExportParams, ExportReport } from './export-reports.ts';

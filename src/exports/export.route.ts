@@ -5,12 +5,12 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { storableDate } from '../stored-values.ts';
-import { OWNER_ADMIN, requireAccess } from '../http/access.ts';
-import type { RouteContext } from '../http/app.ts';
-import { notFound, validationFailed } from '../http/errors.ts';
-import { once, parseQuery } from '../http/list/list-query.ts';
-import type { OperationDoc } from '../http/openapi.ts';
-import { strictQuery } from '../http/strict-query.ts';
+import { OWNER_ADMIN, requireAccess } from '../api/access.ts';
+import type { RouteContext } from '../api/route-context.ts';
+import { notFound, validationFailed } from '../api/errors.ts';
+import { once, parseQuery } from '../api/list/list-query.ts';
+import type { OperationDoc } from '../api/operation-doc.ts';
+import { strictQuery } from '../api/strict-query.ts';
 import { ExportInputError, resolveExportRequest, runExportOn } from './export-run.ts';
 import { EXPORT_REPORT_NAMES, findExportReport } from './export-reports.ts';
 import {

@@ -2,7 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { z } from 'zod';
-import { MAX_LINE_BYTES } from '../sync/csv-dialect.ts';
+import { MAX_LINE_BYTES } from '../readmodel/csv-line-limit.ts';
 import {
   EXPORT_FORMATS,
   fileDigest,

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { DuckDBConnection } from '@duckdb/node-api';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { ReadModel } from '../readmodel/read-model.ts';
@@ -15,7 +14,7 @@ import { registerPayoutSummaryRoute } from '../reports/payout-summary/payout-sum
 import { registerProfitabilityRoute } from '../reports/profitability/profitability.route.ts';
 import { registerTeamPayoutRoutes } from '../reports/team-payouts/team-payouts.route.ts';
 import { loadServerSecret } from '../store/server-secret.ts';
-import { CursorCodec } from './list/cursor.ts';
+import { CursorCodec } from '../api/list/cursor.ts';
 import { answerClientError, answerFrameworkError, MAX_PARAM_LENGTH } from './client-errors.ts';
 import type { Database, TokenEnv } from '../store/schema.ts';
 import { authenticate } from './auth.ts';
@@ -25,7 +24,9 @@ import { ConnectionPool } from '../readmodel/connection-pool.ts';
 import { RecordCache } from '../readmodel/record-cache.ts';
 import { registerJsonBodyParser } from './json-body.ts';
 import { registerOpenApiRoutes } from './openapi.ts';
-import { readModelBehind, readModelUnavailable, registerErrorHandling } from './errors.ts';
+import { readModelBehind, readModelUnavailable } from '../api/errors.ts';
+import { registerErrorHandling } from './error-handler.ts';
+import type { RouteContext } from '../api/route-context.ts';
 import { registerHealthRoutes } from './health.route.ts';
 import { registerMeRoute } from './me.route.ts';
 import { enforceRateLimit, TokenBucketLimiter, type RateLimitOptions } from './rate-limit.ts';
@@ -50,23 +51,6 @@ export interface AppDependencies {
    * when absent, and closes them either way.
    */
   connections?: ConnectionPool;
-}
-
-/** What routes get: the stores, and a way to run a read against the read model. */
-export interface RouteContext {
-  db: Kysely<Database>;
-  /** Runs `read` on a read-model connection; 503 until the first sync has finished. */
-  read<T>(read: (connection: DuckDBConnection) => Promise<T>): Promise<T>;
-  /**
-   * For writes (read-your-writes, decisions 1): call after the write's transaction has
-   * committed; resolves once the read model shows it, or throws 503 read_model_unavailable
-   * when it does not within the sync's bounded wait (docs/sync.md).
-   */
-  readModelCaughtUp(): Promise<void>;
-  /** Signs and checks list cursors with the store's shared secret. */
-  cursors: CursorCodec;
-  /** Rows of list pages kept between requests, current with the read model's commits. */
-  records: RecordCache;
 }
 
 export const API_PREFIX = '/api/v1';

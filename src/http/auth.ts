@@ -4,8 +4,8 @@ import type { Database, TokenEnv } from '../store/schema.ts';
 import { parseToken, secretMatches } from '../tokens/token-format.ts';
 import type { TokenIdentityCache } from '../tokens/token-identity-cache.ts';
 import { findTokenIdentity, type TokenUseRecorder } from '../tokens/token.repository.ts';
-import type { Caller } from './caller.ts';
-import { forbiddenPlan, unauthenticated } from './errors.ts';
+import type { Caller } from '../api/caller.ts';
+import { forbiddenPlan, unauthenticated } from '../api/errors.ts';
 
 const API_PLANS = new Set(['studio', 'agency']);
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { JsonNumber, parseJsonLosslessly } from './json-body.ts';
+import { JsonNumber } from '../api/json-number.ts';
+import { parseJsonLosslessly } from './json-body.ts';
 
 describe('parseJsonLosslessly', () => {
   it('keeps every number as its literal text, in objects, arrays and at the top', () => {

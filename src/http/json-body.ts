@@ -1,15 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from './errors.ts';
-
-/**
- * A number written in a JSON body, kept as its source text. Bodies are parsed so that no
- * number passes through a JS double (decisions 9: money never does): "150.10" and 150.10
- * both reach validation as the text "150.10".
- */
-export class JsonNumber {
-  constructor(readonly text: string) {}
-}
+import { ApiError } from '../api/errors.ts';
+import { JsonNumber } from '../api/json-number.ts';
 
 /**
  * Parses JSON text like JSON.parse, except that every number becomes a JsonNumber holding

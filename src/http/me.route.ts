@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { RouteContext } from './app.ts';
+import type { RouteContext } from '../api/route-context.ts';
 
 /** `data` of GET /me (decisions 2). */
 export const meRecord = z.object({

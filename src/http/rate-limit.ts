@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { FastifyReply } from 'fastify';
-import { rateLimited } from './errors.ts';
+import { rateLimited } from '../api/errors.ts';
 import { LruMap } from '../lru-map.ts';
 
 export interface RateLimitOptions {

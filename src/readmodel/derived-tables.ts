@@ -23,6 +23,11 @@ export interface DerivedTables {
    */
   readonly rebuildInCopy?: boolean;
   /**
+   * Prepares the part each time the read model opens, after its tables and macros and before
+   * its views (the search loads its folding and macros, and rebuilds its index when they changed).
+   */
+  install?(duck: DuckDBConnection): Promise<void>;
+  /**
    * Builds the part from scratch from the copied tables, inside the caller's open transaction:
    * after a first load, and after a truncate.
    */

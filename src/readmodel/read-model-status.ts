@@ -1,4 +1,4 @@
-import { readSyncState } from '../sync/sync-state.ts';
+import { readSyncState } from './sync-state.ts';
 import type { ReadModel } from './read-model.ts';
 
 /**

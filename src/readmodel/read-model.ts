@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { allCurrencyScales } from '../money/currencies.ts';
-import { installSearch } from '../search/search-schema.ts';
+import type { DerivedTables } from './derived-tables.ts';
 
 const DUCKDB_SQL_DIR = path.resolve(import.meta.dirname, '../../sql/duckdb');
 
@@ -18,10 +18,13 @@ export interface ReadModel {
 /**
  * Opens (creating when missing) the DuckDB read model at `file` (`:memory:` for a throw-away
  * one), creates its tables from sql/duckdb/tables.sql and the indexes of indexes.sql, its
- * macros, search (src/search/) and the views of sql/duckdb/views/, and fills the currency table.
+ * macros, what each derived part installs (the search's folding and macros), the views of
+ * sql/duckdb/views/, and fills the currency table. `parts` are the derived parts the sync
+ * keeps (src/cli/derived-tables.ts): the read model names none of them.
  */
 export async function openReadModel(
   file: string,
+  parts: readonly DerivedTables[],
   options: { threads?: number; memoryLimit?: string } = {},
 ): Promise<ReadModel> {
   if (file !== ':memory:') await mkdir(path.dirname(file), { recursive: true });
@@ -38,7 +41,7 @@ export async function openReadModel(
     await ensureTables(connection, await readFile(path.join(DUCKDB_SQL_DIR, 'tables.sql'), 'utf8'));
     await connection.run(await readFile(path.join(DUCKDB_SQL_DIR, 'indexes.sql'), 'utf8'));
     await connection.run(await readFile(path.join(DUCKDB_SQL_DIR, 'macros.sql'), 'utf8'));
-    await installSearch(connection);
+    for (const part of parts) await part.install?.(connection);
     await createViews(connection);
     await seedCurrencies(connection);
   } finally {

@@ -104,12 +104,13 @@ async function main(): Promise<void> {
   await writeFile(SQL_FILE, foldingSql(compatibilityFoldings()));
   // DuckDB's view of every character, with the folding just written: a character that Node's
   // normalization keeps inside a word and DuckDB splits on is one DuckDB does not know.
-  const [{ openReadModel }, { wordsSql }, { searchWords }] = await Promise.all([
+  const [{ openReadModel }, { searchIndex }, { wordsSql }, { searchWords }] = await Promise.all([
     import('../readmodel/read-model.ts'),
+    import('./search.derived.ts'),
     import('./search-words.ts'),
     import('./normalize.ts'),
   ]);
-  const readModel = await openReadModel(':memory:');
+  const readModel = await openReadModel(':memory:', [searchIndex]);
   const duck = await readModel.connect();
   try {
     await duck.run('CREATE TABLE search_chars (cp INTEGER, text VARCHAR)');

@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { DerivedBatch, DerivedTables } from '../readmodel/derived-tables.ts';
-import { clientNameTablesChangedBy, DERIVED_COLUMNS, refreshClientNames } from './client-names.ts';
+import type { DerivedBatch } from '../readmodel/derived-tables.ts';
+import { clientNameTablesChangedBy, refreshClientNames } from './client-names.ts';
 import { wordsSql } from './search-words.ts';
 
 /** Read-model tables of the search index: derived in DuckDB, never copied from PostgreSQL. */
@@ -280,15 +280,3 @@ export class SearchIndexUpdate implements DerivedBatch {
     this.sources.clear();
   }
 }
-
-/**
- * The search index as the sync keeps it (src/readmodel/derived-tables.ts), with the client
- * names it sets on projects and invoices. Rebuilt inside the first load's copy transaction.
- */
-export const searchIndex: DerivedTables = {
-  tables: SEARCH_TABLES,
-  derivedColumns: DERIVED_COLUMNS,
-  rebuildInCopy: true,
-  rebuild: rebuildSearchIndex,
-  batch: () => new SearchIndexUpdate(),
-};

@@ -1,4 +1,4 @@
-import { sqlLiteral } from '../http/list/sql-params.ts';
+import { sqlLiteral } from '../readmodel/sql-params.ts';
 import {
   allowedDistance,
   headAnchor,

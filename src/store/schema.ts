@@ -56,7 +56,7 @@ export interface ApiTokenTable {
 }
 
 /**
- * A create's response kept for replay (decisions 6; src/http/idempotency.ts). The response
+ * A create's response kept for replay (decisions 6; src/api/idempotency.ts). The response
  * columns are NULL only inside the transaction that claimed the key.
  */
 export interface IdempotencyKeyTable {

@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { tryCastText } from './csv-dialect.ts';
-import type { ColumnInfo } from './full-sync.ts';
+import type { ColumnInfo } from './copied-columns.ts';
 
 /** A source value the read model's column type cannot hold, and the row it is in. */
 export interface BadValue {

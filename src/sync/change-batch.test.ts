@@ -1,7 +1,7 @@
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ChangeBatch } from './change-batch.ts';
-import type { ColumnInfo } from './full-sync.ts';
+import type { ColumnInfo } from './copied-columns.ts';
 
 const columns: ColumnInfo[] = [
   { name: 'id', type: 'INTEGER' },

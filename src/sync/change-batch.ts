@@ -6,20 +6,12 @@ import type { DerivedTables } from '../readmodel/derived-tables.ts';
 import { TRACKED_ID_TABLES } from '../readmodel/read-model-status.ts';
 import { ApplyError, findBadValue } from './apply-error.ts';
 import { asText, castText, readCsv } from './csv-dialect.ts';
-import { columnNames, LOAD_DIR_PREFIX, type ColumnInfo } from './full-sync.ts';
+import { columnNames, keyColumns, type ColumnInfo } from './copied-columns.ts';
+import { LOAD_DIR_PREFIX } from './full-sync.ts';
 import { parsePgArray } from './pg-array.ts';
 
 /** A row as PostgreSQL's text: column name -> value, or null. */
 export type SourceRow = Record<string, string | null | undefined>;
-
-/** The key the read model matches changes on: each table's PostgreSQL primary key. */
-const KEYS: Record<string, string[]> = {
-  users: ['workspace_id', 'id'],
-  members: ['workspace_id', 'user_id'],
-  project_members: ['project_id', 'user_id'],
-  team_payment_allocations: ['payment_id', 'bill_id'],
-};
-export const keyColumns = (table: string): string[] => KEYS[table] ?? ['id'];
 
 const QUOTE = 0x22;
 const COMMA = 0x2c;

@@ -2,10 +2,11 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type pg from 'pg';
 import type { DerivedTables } from '../readmodel/derived-tables.ts';
 import type { ReadModelChanges } from '../readmodel/read-model-status.ts';
-import { ChangeBatch, keyColumns, type SourceRow } from './change-batch.ts';
+import { ChangeBatch, type SourceRow } from './change-batch.ts';
+import { keyColumns } from './copied-columns.ts';
 import { faultPoint } from './fault-points.ts';
-import type { ColumnInfo } from './full-sync.ts';
-import { readSyncState, writeSyncState, type SyncState } from './sync-state.ts';
+import type { ColumnInfo } from './copied-columns.ts';
+import { readSyncState, writeSyncState, type SyncState } from '../readmodel/sync-state.ts';
 
 const KEYS_PER_QUERY = 20_000;
 

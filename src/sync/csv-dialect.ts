@@ -1,4 +1,5 @@
-import type { ColumnInfo } from './full-sync.ts';
+import { MAX_LINE_BYTES } from '../readmodel/csv-line-limit.ts';
+import type { ColumnInfo } from './copied-columns.ts';
 
 /**
  * The one CSV dialect the sync writes and reads: PostgreSQL's `COPY … (FORMAT csv)` with its
@@ -12,15 +13,6 @@ import type { ColumnInfo } from './full-sync.ts';
  * `new_line`, a lone `\r` inside a quoted value ended the row.
  */
 export const PG_COPY_CSV = `FORMAT csv, HEADER false, DELIMITER ',', QUOTE '"', ESCAPE '"', NULL '', ENCODING 'UTF8'`;
-
-/**
- * The longest row DuckDB's reader takes: 32 MiB, where its default is 2 MB (a longer note
- * failed the sync). The reader needs a buffer at least this large and cuts files into
- * buffers for its threads: with 128 MiB buffers a 128 MB slice parsed about 40% slower, so
- * the limit stays at DuckDB's default buffer size. A longer row fails its batch, and the
- * failure is contained and reported like any other (docs/sync.md).
- */
-export const MAX_LINE_BYTES = 32 * 1024 * 1024;
 
 /** DuckDB's reader of `file` in that dialect, with these column names and types. */
 export function readCsv(file: string, columns: { name: string; type: string }[]): string {

@@ -11,10 +11,10 @@ import type { DerivedTables } from '../readmodel/derived-tables.ts';
 import type { ReadModel } from '../readmodel/read-model.ts';
 import { ApplyError, findBadValue } from './apply-error.ts';
 import { asText, castText, PG_COPY_CSV, readCsv } from './csv-dialect.ts';
-import { keyColumns } from './change-batch.ts';
+import { columnNames, keyColumns, type ColumnInfo } from './copied-columns.ts';
 import { faultPoint } from './fault-points.ts';
 import { sourceIdentity } from './source-identity.ts';
-import { readSyncState, writeSyncState } from './sync-state.ts';
+import { readSyncState, writeSyncState } from '../readmodel/sync-state.ts';
 
 /**
  * Tables of the read model that are not copies of operational tables, besides those of the
@@ -49,11 +49,6 @@ export interface SyncResult {
   elapsedMs: number;
   /** Of which rebuilding the derived parts from the loaded rows. */
   derivedMs: number;
-}
-
-export interface ColumnInfo {
-  name: string;
-  type: string;
 }
 
 export interface FullSyncOptions {
@@ -447,11 +442,6 @@ export async function readModelTables(
     tables.set(table, [...(tables.get(table) ?? []), { name, type }]);
   }
   return tables;
-}
-
-/** The column list of an INSERT of copied columns (a table may also have derived ones). */
-export function columnNames(columns: ColumnInfo[]): string {
-  return columns.map((c) => c.name).join(', ');
 }
 
 /** How PostgreSQL writes a column so that DuckDB's CSV reader reads it back exactly. */

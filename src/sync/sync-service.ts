@@ -11,13 +11,8 @@ import { ChangeLogFollower } from './change-log-follower.ts';
 import { faultPoint } from './fault-points.ts';
 import { Queue } from './queue.ts';
 import { sourceIdentity } from './source-identity.ts';
-import {
-  fullSync,
-  readModelTables,
-  removeStaleLoads,
-  type ColumnInfo,
-  type SyncProgress,
-} from './full-sync.ts';
+import type { ColumnInfo } from './copied-columns.ts';
+import { fullSync, readModelTables, removeStaleLoads, type SyncProgress } from './full-sync.ts';
 import { formatLsn, parseLsn, ZERO_LSN, type Lsn } from './lsn.ts';
 import { PgoutputDecoder } from './replication/pgoutput-decoder.ts';
 import { RawPgoutputPlugin } from './replication/raw-pgoutput-plugin.ts';
@@ -29,7 +24,7 @@ import {
   replicationUnavailable,
   slotExists,
 } from './replication/slot.ts';
-import { readSyncState, writeSyncState, type SyncState } from './sync-state.ts';
+import { readSyncState, writeSyncState, type SyncState } from '../readmodel/sync-state.ts';
 
 export interface SyncServiceOptions {
   pool: pg.Pool;

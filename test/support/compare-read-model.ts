@@ -1,6 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type pg from 'pg';
-import { readModelTables, type ColumnInfo } from '../../src/sync/full-sync.ts';
+import type { ColumnInfo } from '../../src/sync/copied-columns.ts';
+import { readModelTables } from '../../src/sync/full-sync.ts';
 import { DERIVED_TABLES } from '../../src/cli/derived-tables.ts';
 
 /**

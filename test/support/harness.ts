@@ -49,7 +49,7 @@ export async function createHarness(
   const database = await createTestDatabase();
   const pool = createPool(database.url);
   const db = createKysely(pool);
-  const readModel = await openReadModel(':memory:');
+  const readModel = await openReadModel(':memory:', DERIVED_TABLES);
   const status = new ReadModelStatus();
   const syncService = options.live
     ? new SyncService({ pool, url: database.url, readModel, derived: DERIVED_TABLES, status })

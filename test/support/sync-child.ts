@@ -8,7 +8,7 @@ import { DERIVED_TABLES } from '../../src/cli/derived-tables.ts';
 
 const [url, file] = process.argv.slice(2) as [string, string];
 const pool = createPool(url);
-const readModel = await openReadModel(file);
+const readModel = await openReadModel(file, DERIVED_TABLES);
 const sync = new SyncService({
   pool,
   url,

@@ -48,7 +48,7 @@ export function syncEveryWay(options: SyncEveryWay): void {
 
   /** Follows the store with a sync over `syncPool` while `change` writes, then compares. */
   const follow = async (syncPool: pg.Pool, mode: 'replication' | 'change-log') => {
-    const readModel = await openReadModel(':memory:');
+    const readModel = await openReadModel(':memory:', DERIVED_TABLES);
     const sync = new SyncService({
       pool: syncPool,
       url: db.url,
@@ -91,7 +91,7 @@ export function syncEveryWay(options: SyncEveryWay): void {
   it(
     'the first load copies them exactly',
     async () => {
-      const readModel = await openReadModel(':memory:');
+      const readModel = await openReadModel(':memory:', DERIVED_TABLES);
       try {
         await fullSync(pool, readModel, DERIVED_TABLES);
         await expectEqual(readModel);

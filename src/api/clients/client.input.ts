@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isKnownCurrency } from '../../money/currencies.ts';
-import { decimalInput, optionalText, parseBody, requiredText } from '../../http/write-body.ts';
+import { decimalInput, optionalText, parseBody, requiredText } from '../write-body.ts';
 
 const email = optionalText(320).pipe(z.email({ error: 'must be an email address' }).nullable());
 

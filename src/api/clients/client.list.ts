@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { Caller } from '../../http/caller.ts';
-import { liveInWorkspace, type ListEndpoint } from '../../http/list/list-endpoint.ts';
-import { booleanText, dateRanges, listQuery, many } from '../../http/list/list-query.ts';
-import type { SqlParams } from '../../http/list/sql-params.ts';
+import type { Caller } from '../caller.ts';
+import { liveInWorkspace, type ListEndpoint } from '../list/list-endpoint.ts';
+import { booleanText, dateRanges, listQuery, many } from '../list/list-query.ts';
+import type { SqlParams } from '../../readmodel/sql-params.ts';
 import { searchQuery } from '../../search/search.ts';
 import { dateRangeConditions, flag, sortKeys } from '../list-filters.ts';
 import { CLIENT_COLUMNS, clientRowToRecord } from './client.record.ts';

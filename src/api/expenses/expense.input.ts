@@ -6,7 +6,7 @@ import {
   parseBody,
   requiredText,
   uuidInput,
-} from '../../http/write-body.ts';
+} from '../write-body.ts';
 import { EXPENSE_CATEGORIES } from '../../value-sets.ts';
 
 const fields = {

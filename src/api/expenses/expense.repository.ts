@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Transaction, Updateable } from 'kysely';
-import { validationFailed } from '../../http/errors.ts';
+import { validationFailed } from '../errors.ts';
 import { currencyScale } from '../../money/currencies.ts';
 import { decimalTextProblem, Money } from '../../money/money.ts';
 import type { ExpenseTable } from '../../store/record-tables.ts';

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { requireAccess } from '../../http/access.ts';
-import type { RouteContext } from '../../http/app.ts';
-import { runIdempotent } from '../../http/idempotency.ts';
+import { requireAccess } from '../access.ts';
+import type { RouteContext } from '../route-context.ts';
+import { runIdempotent } from '../idempotency.ts';
 import { MANAGER_UP } from '../roles.ts';
 import { recordId, runUpdate } from '../write.ts';
 import { parseExpenseCreate, parseExpenseUpdate } from './expense.input.ts';

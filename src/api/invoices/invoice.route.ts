@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { requireAccess } from '../../http/access.ts';
-import type { RouteContext } from '../../http/app.ts';
-import { notFound } from '../../http/errors.ts';
-import { answerList } from '../../http/list/list-endpoint.ts';
-import { parseQuery } from '../../http/list/list-query.ts';
+import { requireAccess } from '../access.ts';
+import type { RouteContext } from '../route-context.ts';
+import { notFound } from '../errors.ts';
+import { answerList } from '../list/list-endpoint.ts';
+import { parseQuery } from '../list/list-query.ts';
 import { MANAGER_UP } from '../roles.ts';
 import { recordId } from '../write.ts';
 import { INVOICE_BY_ID, invoiceList, invoiceListQuery } from './invoice.list.ts';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { Caller } from '../../http/caller.ts';
-import { liveInWorkspace, type ListEndpoint } from '../../http/list/list-endpoint.ts';
-import { dateRanges, listQuery, many, once } from '../../http/list/list-query.ts';
-import type { SqlParams } from '../../http/list/sql-params.ts';
+import type { Caller } from '../caller.ts';
+import { liveInWorkspace, type ListEndpoint } from '../list/list-endpoint.ts';
+import { dateRanges, listQuery, many, once } from '../list/list-query.ts';
+import type { SqlParams } from '../../readmodel/sql-params.ts';
 import { searchQuery } from '../../search/search.ts';
 import { clientNameCondition, dateRangeConditions, sortKeys } from '../list-filters.ts';
 import { PROJECT_STATUSES, RATE_TYPES } from '../../value-sets.ts';

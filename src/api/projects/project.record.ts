@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Caller } from '../../http/caller.ts';
+import type { Caller } from '../caller.ts';
 import { decimal, money, rate, text, timestamp } from '../record-values.ts';
 import {
   decimalText,

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { requireAccess } from '../../http/access.ts';
-import type { RouteContext } from '../../http/app.ts';
-import { answerList } from '../../http/list/list-endpoint.ts';
-import { parseQuery } from '../../http/list/list-query.ts';
+import { requireAccess } from '../access.ts';
+import type { RouteContext } from '../route-context.ts';
+import { answerList } from '../list/list-endpoint.ts';
+import { parseQuery } from '../list/list-query.ts';
 import { projectList, projectListQuery } from './project.list.ts';
 
 /** /projects: any role; Members see the projects they were granted, without rates. */

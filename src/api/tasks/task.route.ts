@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { Transaction } from 'kysely';
-import { requireAccess } from '../../http/access.ts';
-import type { RouteContext } from '../../http/app.ts';
-import type { Caller } from '../../http/caller.ts';
-import { forbiddenScope, notFound } from '../../http/errors.ts';
-import { runIdempotent } from '../../http/idempotency.ts';
+import { requireAccess } from '../access.ts';
+import type { RouteContext } from '../route-context.ts';
+import type { Caller } from '../caller.ts';
+import { forbiddenScope, notFound } from '../errors.ts';
+import { runIdempotent } from '../idempotency.ts';
 import type { Database } from '../../store/schema.ts';
 import { isProjectMember, requireMembers, requireProject } from '../references.ts';
 import { MANAGER_UP } from '../roles.ts';

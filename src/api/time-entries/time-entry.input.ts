@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { durationConflict, validationFailed } from '../../http/errors.ts';
+import { durationConflict, validationFailed } from '../errors.ts';
 import {
   dateInput,
   integerInput,
@@ -7,7 +7,7 @@ import {
   parseBody,
   timestampInput,
   uuidInput,
-} from '../../http/write-body.ts';
+} from '../write-body.ts';
 import { entryLengthProblem, parseDuration } from './duration.ts';
 
 // Ids are compared with the stored ones, which PostgreSQL answers in lower case.

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { requireAccess } from '../../http/access.ts';
-import type { RouteContext } from '../../http/app.ts';
+import { requireAccess } from '../access.ts';
+import type { RouteContext } from '../route-context.ts';
 import { recordId, runWrite } from '../write.ts';
 import { timeEntryRowToRecord } from './time-entry.record.ts';
 import { applyTimeEntryUpdate } from './time-entry.update.ts';

@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
-import { hasRoleAtLeast, type Caller } from '../../http/caller.ts';
-import { entryLocked, forbiddenScope, notFound, validationFailed } from '../../http/errors.ts';
+import { hasRoleAtLeast, type Caller } from '../caller.ts';
+import { entryLocked, forbiddenScope, notFound, validationFailed } from '../errors.ts';
 import type { TimeEntryRow } from '../../store/record-tables.ts';
 import type { Database } from '../../store/schema.ts';
 import { isProjectMember, requireProject } from '../references.ts';

@@ -1,5 +1,5 @@
 import type { DuckDBConnection, Json } from '@duckdb/node-api';
-import { SqlParams } from '../../http/list/sql-params.ts';
+import { SqlParams } from '../../readmodel/sql-params.ts';
 import { formatAmount } from '../../money/money.ts';
 import type { PayoutSummary, PayoutSummaryCurrency } from './payout-summary.schema.ts';
 import { readAll } from '../../readmodel/read-all.ts';

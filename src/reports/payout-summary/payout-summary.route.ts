@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { canManagePayouts, OWNER_ADMIN, requireAccess } from '../../http/access.ts';
-import type { RouteContext } from '../../http/app.ts';
-import { validationFailed } from '../../http/errors.ts';
-import { strictQuery } from '../../http/strict-query.ts';
+import { canManagePayouts, OWNER_ADMIN, requireAccess } from '../../api/access.ts';
+import type { RouteContext } from '../../api/route-context.ts';
+import { validationFailed } from '../../api/errors.ts';
+import { strictQuery } from '../../api/strict-query.ts';
 import { isKnownCurrency } from '../../money/currencies.ts';
 import { todayIn } from '../../time/calendar.ts';
 import { loadPayoutSummary } from './payout-summary.query.ts';

@@ -11,7 +11,7 @@ import {
   refreshKeys,
   type StaleKeys,
 } from '../../readmodel/stale-keys.ts';
-import { SqlParams } from '../../http/list/sql-params.ts';
+import { SqlParams } from '../../readmodel/sql-params.ts';
 
 /**
  * Read-model tables of the profitability report: derived in DuckDB from the copied tables and

@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { SqlParams } from '../../http/list/sql-params.ts';
+import { SqlParams } from '../../readmodel/sql-params.ts';
 import { formatAmount, formatE4 } from '../../money/money.ts';
 import { currencyScale } from '../../money/currencies.ts';
 import {

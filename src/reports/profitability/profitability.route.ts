@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { singleResponse } from '../../api/schema-parts.ts';
-import { OWNER_ADMIN, requireAccess } from '../../http/access.ts';
-import type { RouteContext } from '../../http/app.ts';
-import { validationFailed } from '../../http/errors.ts';
-import { parseQuery } from '../../http/list/list-query.ts';
-import type { OperationDoc } from '../../http/openapi.ts';
-import { strictQuery } from '../../http/strict-query.ts';
+import { OWNER_ADMIN, requireAccess } from '../../api/access.ts';
+import type { RouteContext } from '../../api/route-context.ts';
+import { validationFailed } from '../../api/errors.ts';
+import { parseQuery } from '../../api/list/list-query.ts';
+import type { OperationDoc } from '../../api/operation-doc.ts';
+import { strictQuery } from '../../api/strict-query.ts';
 import { todayIn } from '../../time/calendar.ts';
 import { loadProfitability } from './profitability.query.ts';
 import { monthOf } from './profitability.range.ts';

@@ -3,10 +3,10 @@ import { z } from 'zod';
 import { money, rate, text, timestamp } from '../../api/record-values.ts';
 import { currencyCode, isoDate, isoTimestamp, moneyText, uuid } from '../../api/schema-parts.ts';
 import { sortKeys } from '../../api/list-filters.ts';
-import type { Caller } from '../../http/caller.ts';
-import type { ListEndpoint } from '../../http/list/list-endpoint.ts';
-import { listQuery, once } from '../../http/list/list-query.ts';
-import { SqlParams } from '../../http/list/sql-params.ts';
+import type { Caller } from '../../api/caller.ts';
+import type { ListEndpoint } from '../../api/list/list-endpoint.ts';
+import { listQuery, once } from '../../api/list/list-query.ts';
+import { SqlParams } from '../../readmodel/sql-params.ts';
 import { links, linksRecord } from './links.ts';
 import { readAll } from '../../readmodel/read-all.ts';
 

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import { parseQuery } from '../../http/list/list-query.ts';
-import { strictQuery } from '../../http/strict-query.ts';
+import { parseQuery } from '../../api/list/list-query.ts';
+import { strictQuery } from '../../api/strict-query.ts';
 
 /**
  * Team-payout lists are strict (decisions 7): an unknown or repeated parameter is 422

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { recordId } from '../../api/write.ts';
-import { OWNER_ADMIN, requireAccess, type AccessRule } from '../../http/access.ts';
-import type { RouteContext } from '../../http/app.ts';
-import { forbiddenPlan, notFound } from '../../http/errors.ts';
-import { answerList } from '../../http/list/list-endpoint.ts';
+import { OWNER_ADMIN, requireAccess, type AccessRule } from '../../api/access.ts';
+import type { RouteContext } from '../../api/route-context.ts';
+import { forbiddenPlan, notFound } from '../../api/errors.ts';
+import { answerList } from '../../api/list/list-endpoint.ts';
 import { billList, billListQuery, findBill } from './bills.ts';
 import { findPayee, payeeList, payeeListQuery } from './payees.ts';
 import { findPayment, paymentList, paymentListQuery } from './payments.ts';

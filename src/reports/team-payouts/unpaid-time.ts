@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { integer, money, rate, text } from '../../api/record-values.ts';
 import { currencyCode, isoDate, moneyText, uuid } from '../../api/schema-parts.ts';
-import type { Caller } from '../../http/caller.ts';
-import type { ListEndpoint } from '../../http/list/list-endpoint.ts';
-import { cursorParam, limitParam, once, sortParam } from '../../http/list/list-query.ts';
-import type { SqlParams } from '../../http/list/sql-params.ts';
+import type { Caller } from '../../api/caller.ts';
+import type { ListEndpoint } from '../../api/list/list-endpoint.ts';
+import { cursorParam, limitParam, once, sortParam } from '../../api/list/list-query.ts';
+import type { SqlParams } from '../../readmodel/sql-params.ts';
 import { links, linksRecord } from './links.ts';
 
 /** An unpaid-time item as the API answers it (api-v1 "Team unpaid-time item", decisions 7). */

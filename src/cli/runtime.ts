@@ -1,13 +1,14 @@
 import path from 'node:path';
 import type { Kysely } from 'kysely';
 import type pg from 'pg';
-import type { Config } from './config.ts';
-import { openReadModel, type ReadModel } from './readmodel/read-model.ts';
-import { ReadModelStatus } from './readmodel/read-model-status.ts';
-import { createKysely, createPool } from './store/database.ts';
-import { startEmbeddedStore } from './store/embedded-postgres.ts';
-import { migrate } from './store/migrate.ts';
-import type { Database } from './store/schema.ts';
+import type { Config } from '../config.ts';
+import { openReadModel, type ReadModel } from '../readmodel/read-model.ts';
+import { ReadModelStatus } from '../readmodel/read-model-status.ts';
+import { createKysely, createPool } from '../store/database.ts';
+import { startEmbeddedStore } from '../store/embedded-postgres.ts';
+import { migrate } from '../store/migrate.ts';
+import type { Database } from '../store/schema.ts';
+import { DERIVED_TABLES } from './derived-tables.ts';
 
 export interface Runtime {
   config: Config;
@@ -65,7 +66,7 @@ export async function openRuntime(
   const store = await openStore(config, log);
   let readModel: ReadModel;
   try {
-    readModel = await openReadModel(readModelFile(config));
+    readModel = await openReadModel(readModelFile(config), DERIVED_TABLES);
   } catch (error) {
     await store.close();
     const message = error instanceof Error ? error.message : String(error);

@@ -1,7 +1,7 @@
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import { readAll } from '../../readmodel/read-all.ts';
 import type { CachedList, RecordCache } from '../../readmodel/record-cache.ts';
-import { SqlParams, sqlLiteral } from './sql-params.ts';
+import { SqlParams, sqlLiteral } from '../../readmodel/sql-params.ts';
 
 /** How a sort key compares: timestamps by microseconds since 1970, the rest by value. */
 export type KeyType = 'timestamp' | 'date' | 'decimal' | 'integer' | 'text' | 'uuid';

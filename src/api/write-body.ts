@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { decimalTextProblem, RATE_SCALE } from '../money/money.ts';
 import { NUL_MESSAGE, nulPaths, storableDate, storableTimestamp } from '../stored-values.ts';
 import { validationFailed } from './errors.ts';
-import { JsonNumber } from './json-body.ts';
+import { JsonNumber } from './json-number.ts';
 
 // Body building blocks of the write endpoints (decisions 6). Bodies come from the lossless
 // JSON parser, so a JSON number arrives as a JsonNumber holding its literal.

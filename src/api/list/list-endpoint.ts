@@ -4,7 +4,7 @@ import type { Caller } from '../caller.ts';
 import { canonicalJson, invalidCursor, type CursorCodec } from './cursor.ts';
 import { readPage, type OrderPart, type PageRequest, type SortKey } from './keyset.ts';
 import type { SortOrder } from './list-query.ts';
-import { SqlParams } from './sql-params.ts';
+import { SqlParams } from '../../readmodel/sql-params.ts';
 
 /** Records matching a search, as a WITH clause `_search(record_id, rank)`: smaller rank is better. */
 export interface SearchMatches {

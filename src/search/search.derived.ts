@@ -1,0 +1,18 @@
+import type { DerivedTables } from '../readmodel/derived-tables.ts';
+import { DERIVED_COLUMNS } from './client-names.ts';
+import { rebuildSearchIndex, SEARCH_TABLES, SearchIndexUpdate } from './search-index.ts';
+import { installSearch } from './search-schema.ts';
+
+/**
+ * The search index as the sync keeps it (src/readmodel/derived-tables.ts), with the client
+ * names it sets on projects and invoices. Rebuilt inside the first load's copy transaction;
+ * installed (folding and macros) whenever the read model opens.
+ */
+export const searchIndex: DerivedTables = {
+  tables: SEARCH_TABLES,
+  derivedColumns: DERIVED_COLUMNS,
+  rebuildInCopy: true,
+  install: installSearch,
+  rebuild: rebuildSearchIndex,
+  batch: () => new SearchIndexUpdate(),
+};
