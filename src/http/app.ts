@@ -28,6 +28,7 @@ import { registerOpenApiRoutes } from './openapi.ts';
 import { readModelBehind, readModelUnavailable, registerErrorHandling } from './errors.ts';
 import { registerHealthRoutes } from './health.route.ts';
 import { registerMeRoute } from './me.route.ts';
+import { registerMetrics } from './metrics.ts';
 import { enforceRateLimit, TokenBucketLimiter, type RateLimitOptions } from './rate-limit.ts';
 import type { SyncService } from '../sync/sync-service.ts';
 
@@ -122,6 +123,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     },
   };
   registerHealthRoutes(app, { db: deps.db, status: deps.status, sync: deps.sync });
+  registerMetrics(app, { db: deps.db, status: deps.status, sync: deps.sync });
   registerOpenApiRoutes(app);
   await app.register(
     async (api) => {
