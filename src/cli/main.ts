@@ -15,7 +15,8 @@ import { uuid } from '../snapshot/records.ts';
 import { openRuntime, openStore } from '../runtime.ts';
 import type { Scope, TokenEnv } from '../store/schema.ts';
 import { createToken, listTokens, revokeToken } from '../tokens/token.repository.ts';
-import { info, progressLine, UserError } from './output.ts';
+import { info, UserError } from './output.ts';
+import { startProgress } from './progress.ts';
 import { serve, syncNow } from './serve.ts';
 
 const ENVIRONMENT =
@@ -60,10 +61,11 @@ function buildProgram(): Command {
       });
       await withStore(async (runtime) => {
         const started = Date.now();
+        const progress = startProgress('read');
         const result = await importSnapshot(runtime.pool, readSnapshot(file), {
           replace: options.replace,
-          onProgress: (n) => info(progressLine('read', n, started)),
-        });
+          onProgress: (n) => progress.update(n),
+        }).finally(() => progress.stop());
         const total = Object.values(result.rows).reduce((a, b) => a + b, 0);
         const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
         const { phases } = result;
@@ -244,10 +246,15 @@ function buildProgram(): Command {
           const request = await resolveExportRequest(connection, input).finally(() =>
             connection.closeSync(),
           );
+          // On a terminal a bar; otherwise the run's own log lines say how far it is.
+          const bar = process.stderr.isTTY
+            ? startProgress(`export ${report}`, { percent: true })
+            : undefined;
           const { folder, manifest } = await runExport(runtime.readModel, request, {
             outDir: values.out,
             log: info,
-          });
+            ...(bar ? { onProgress: (percent: number) => bar.update(percent, 100) } : {}),
+          }).finally(() => bar?.stop());
           info(
             `Exported ${manifest.rows.toLocaleString('en-US')} rows of ${manifest.report} (data as of ${manifest.dataAsOf ?? '-'})`,
           );
