@@ -5,7 +5,8 @@ import { ExportScheduler, loadSchedules } from '../exports/schedules.ts';
 import { SyncService } from '../sync/sync-service.ts';
 import { TokenIdentityCache } from '../tokens/token-identity-cache.ts';
 import { DERIVED_TABLES } from './derived-tables.ts';
-import { info, progressLine } from './output.ts';
+import { info } from './output.ts';
+import { startProgress, type Progress } from './progress.ts';
 
 /**
  * Serves the API: listens at once (reports answer 503 until the first sync has finished
@@ -85,9 +86,14 @@ export async function serve(
   return app;
 }
 
-/** The sync of a runtime, reporting progress on stderr. */
-export function createSyncService(runtime: ReadModelRuntime): SyncService {
-  const started = Date.now();
+/**
+ * The sync of a runtime, reporting a load's progress on stderr (plain lines unless a
+ * `progress` is given: a server's bar would be torn by its log lines).
+ */
+export function createSyncService(
+  runtime: ReadModelRuntime,
+  progress: Progress = startProgress('sync: rows', { tty: false }),
+): SyncService {
   return new SyncService({
     pool: runtime.pool,
     url: runtime.url,
@@ -96,17 +102,16 @@ export function createSyncService(runtime: ReadModelRuntime): SyncService {
     derived: DERIVED_TABLES,
     log: info,
     onProgress: (p) =>
-      info(
-        `${progressLine('sync: rows', p.rows, started)}, table ${p.done}/${p.tables} ${p.table}`,
-      ),
+      progress.update(p.rows, p.estimatedRows, `table ${p.done}/${p.tables} ${p.table}`),
   });
 }
 
 /** `npm run cli -- sync`: brings the read model up to the store's current position and returns. */
 export async function syncNow(runtime: ReadModelRuntime): Promise<void> {
-  const sync = createSyncService(runtime);
+  const progress = startProgress('sync: rows');
+  const sync = createSyncService(runtime, progress);
   const started = Date.now();
-  await sync.catchUp();
+  await sync.catchUp().finally(() => progress.stop());
   info(
     `sync: up to date at ${sync.metrics.appliedLsn} in ${((Date.now() - started) / 1000).toFixed(1)} s (${sync.metrics.rowsApplied.toLocaleString('en-US')} changes streamed, ${sync.metrics.fullLoads} full load${sync.metrics.fullLoads === 1 ? '' : 's'}); data as of ${runtime.status.dataAsOf?.toISOString() ?? '-'}`,
   );

@@ -24,6 +24,7 @@ describe('cron expressions', () => {
     expect(next('0 6 * * MON-FRI', '2026-11-21T08:00:00Z')).toBe('2026-11-23T06:00:00.000Z');
     expect(next('0 6 * JAN SUN', '2026-11-21T08:00:00Z')).toBe('2027-01-03T06:00:00.000Z');
     expect(next('0 6 * * 7', '2026-11-21T08:00:00Z')).toBe('2026-11-22T06:00:00.000Z');
+    expect(next('5/20 * * * *', '2026-11-21T08:30:00Z')).toBe('2026-11-21T08:45:00.000Z');
   });
 
   it('matches either day field when both are restricted', () => {
@@ -38,9 +39,10 @@ describe('cron expressions', () => {
       ['* 24 * * *', 'hour: 24'],
       ['* * 0 * *', 'day of month: 0'],
       ['* * * 13 *', 'month: 13'],
-      ['* * * * FUNDAY', 'day of week: FUNDAY is not a number'],
-      ['*/0 * * * *', 'minute: bad step 0'],
-      ['5-1 * * * *', 'runs backwards'],
+      ['* * * * FUNDAY', "day of week: 'FUNDAY' contains illegal characters"],
+      ['*/0 * * * *', 'minute: illegal stepping: 0'],
+      ['5-1 * * * *', "minute: From value is larger than to value: '5-1'"],
+      ['* * 1,,2 * *', "day of month: '' is empty"],
     ] as const) {
       expect(() => parseCron(source), source).toThrow(CronError);
       expect(() => parseCron(source), source).toThrow(message);

@@ -155,6 +155,8 @@ export interface ExportRunOptions {
   partRows?: number;
   now?: Date;
   log?: (line: string) => void;
+  /** DuckDB's estimate of how far the COPY is, in percent (default: a `log` line). */
+  onProgress?: (percent: number) => void;
 }
 
 export interface ExportRunResult {
@@ -282,10 +284,11 @@ export async function runExportOn(
         helpers.length > 0
           ? { connections: helpers, partRows: options.partRows ?? PART_ROWS }
           : undefined,
-        (percent) =>
-          log(
-            `export ${report.name}: ${percent}% read (${((Date.now() - started) / 1000).toFixed(0)} s)`,
-          ),
+        options.onProgress ??
+          ((percent) =>
+            log(
+              `export ${report.name}: ${percent}% read (${((Date.now() - started) / 1000).toFixed(0)} s)`,
+            )),
       );
       parts = written.parts;
       files.push({

@@ -29,6 +29,7 @@ import { registerErrorHandling } from './error-handler.ts';
 import type { RouteContext } from '../api/route-context.ts';
 import { registerHealthRoutes } from './health.route.ts';
 import { registerMeRoute } from './me.route.ts';
+import { registerMetrics } from './metrics.ts';
 import { enforceRateLimit, TokenBucketLimiter, type RateLimitOptions } from './rate-limit.ts';
 import type { SyncService } from '../sync/sync-service.ts';
 
@@ -106,6 +107,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     },
   };
   registerHealthRoutes(app, { db: deps.db, status: deps.status, sync: deps.sync });
+  registerMetrics(app, { db: deps.db, status: deps.status, sync: deps.sync });
   registerOpenApiRoutes(app);
   await app.register(
     async (api) => {

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { FastifyReply } from 'fastify';
+import { LRUCache } from 'lru-cache';
 import { rateLimited } from '../api/errors.ts';
-import { LruMap } from '../lru-map.ts';
 
 export interface RateLimitOptions {
   /** Sustained requests per second per token: the rate its bucket refills at. */
@@ -47,7 +47,7 @@ export class TokenBucketLimiter {
   readonly #now: () => number;
   readonly #refillMs: number;
   /** In least recently used order: a bucket is moved to the end on every use. */
-  readonly #buckets: LruMap<string, Bucket>;
+  readonly #buckets: LRUCache<string, Bucket>;
 
   constructor(options: Partial<RateLimitOptions> = {}) {
     this.perSecond = options.perSecond ?? DEFAULT_RATE_LIMIT.perSecond;
@@ -61,7 +61,7 @@ export class TokenBucketLimiter {
     if (!(Number.isInteger(this.maxBuckets) && this.maxBuckets >= 1))
       throw new RangeError('The rate limiter must keep at least one bucket');
     this.#refillMs = (this.burst / this.perSecond) * 1000;
-    this.#buckets = new LruMap(this.maxBuckets);
+    this.#buckets = new LRUCache({ max: this.maxBuckets });
   }
 
   /** Buckets held now (for tests of the memory bound). */
@@ -92,12 +92,18 @@ export class TokenBucketLimiter {
     };
   }
 
-  /** Oldest first, so the walk stops at the first bucket still refilling. */
+  /**
+   * Least recently used first, so the walk stops at the first bucket still refilling; the keys
+   * are deleted after the walk, not under lru-cache's iterator.
+   */
   #dropFullBuckets(now: number): void {
-    for (const [key, bucket] of this.#buckets.entries()) {
-      if (now - bucket.at < this.#refillMs) return;
-      this.#buckets.delete(key);
+    const full: string[] = [];
+    for (const key of this.#buckets.rkeys()) {
+      const bucket = this.#buckets.peek(key);
+      if (bucket !== undefined && now - bucket.at < this.#refillMs) break;
+      full.push(key);
     }
+    for (const key of full) this.#buckets.delete(key);
   }
 }
 

@@ -1,4 +1,4 @@
-import { LruMap } from '../lru-map.ts';
+import { LRUCache } from 'lru-cache';
 import type { ReadModelChanges, ReadModelStatus } from './read-model-status.ts';
 
 type Row = Record<string, unknown>;
@@ -14,7 +14,7 @@ export interface CachedList {
 }
 
 interface ListRows {
-  rows: LruMap<string, Row>;
+  rows: LRUCache<string, Row>;
   /** Bumped by every drop: a fetch that overlapped one does not keep what it read. */
   generation: number;
 }
@@ -61,7 +61,8 @@ export class RecordCache {
     if (missing.length === 0) return found;
     const generation = entry.generation;
     const fetched = await fetch(missing);
-    const keep = entry.generation === generation;
+    // RECORD_CACHE_ROWS=0 keeps nothing (lru-cache itself needs a capacity of at least 1).
+    const keep = this.rowsPerList > 0 && entry.generation === generation;
     for (const row of fetched) {
       const id = String(row.id);
       found.set(id, row);
@@ -78,7 +79,8 @@ export class RecordCache {
   private entry(list: CachedList): ListRows {
     let entry = this.lists.get(list.name);
     if (!entry) {
-      entry = { list, rows: { rows: new LruMap(this.rowsPerList), generation: 0 } };
+      const rows = new LRUCache<string, Row>({ max: Math.max(1, this.rowsPerList) });
+      entry = { list, rows: { rows, generation: 0 } };
       this.lists.set(list.name, entry);
     }
     return entry.rows;

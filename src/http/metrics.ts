@@ -1,0 +1,177 @@
+import type { FastifyInstance } from 'fastify';
+import type { Kysely } from 'kysely';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ReadModelStatus } from '../readmodel/read-model-status.ts';
+import type { Database } from '../store/schema.ts';
+import type { SyncMetrics, SyncService } from '../sync/sync-service.ts';
+import { measureLag, slotHealth } from './health.route.ts';
+
+interface MetricsDependencies {
+  db: Kysely<Database>;
+  status: ReadModelStatus;
+  sync: SyncService | undefined;
+}
+
+/** A gauge or counter whose value is read from the sync's own figures at each scrape. */
+type SyncFigure = [
+  name: string,
+  kind: 'gauge' | 'counter',
+  help: string,
+  value: (m: SyncMetrics | undefined, status: ReadModelStatus) => number,
+];
+
+const SYNC_FIGURES: SyncFigure[] = [
+  [
+    'ledgerline_read_model_ready',
+    'gauge',
+    'Whether the read model can answer reports.',
+    (_m, status) => (status.ready ? 1 : 0),
+  ],
+  [
+    'ledgerline_sync_rows_applied_total',
+    'counter',
+    'Row changes applied to the read model.',
+    (m) => m?.rowsApplied ?? 0,
+  ],
+  [
+    'ledgerline_sync_batches_applied_total',
+    'counter',
+    'DuckDB transactions committed by the sync.',
+    (m) => m?.batchesApplied ?? 0,
+  ],
+  [
+    'ledgerline_sync_apply_failures_total',
+    'counter',
+    'Attempts to write changes into the read model that failed (each retry counts).',
+    (m) => m?.applyFailures ?? 0,
+  ],
+  [
+    'ledgerline_sync_stalled',
+    'gauge',
+    'Whether the sync is failing (1 from a failure until a retry gets past it).',
+    (m) => (m?.failure ? 1 : 0),
+  ],
+  [
+    'ledgerline_sync_full_loads_total',
+    'counter',
+    'Full loads of the read model.',
+    (m) => m?.fullLoads ?? 0,
+  ],
+  [
+    'ledgerline_sync_last_error_timestamp_seconds',
+    'gauge',
+    'When the sync last failed (0: never).',
+    (m) => (m?.lastErrorAt ? m.lastErrorAt.getTime() / 1000 : 0),
+  ],
+];
+
+/**
+ * GET /metrics in the Prometheus text format, from a registry of this app's own (not
+ * prom-client's global one, so a process, or a test, can build several apps): the sync's
+ * figures, the Node process's (`collectDefaultMetrics`), and per route pattern (not the raw
+ * URL, which would make a series per id), method and status: request counts and durations,
+ * and the requests refused by the rate limit. Unauthenticated, outside /api/v1, like
+ * /healthz.
+ */
+export function registerMetrics(app: FastifyInstance, deps: MetricsDependencies): void {
+  const registry = new Registry();
+  const registers = [registry];
+  collectDefaultMetrics({ register: registry });
+
+  for (const [name, kind, help, value] of SYNC_FIGURES) {
+    const read = () => value(deps.sync?.metrics, deps.status);
+    if (kind === 'gauge')
+      new Gauge({
+        name,
+        help,
+        registers,
+        collect() {
+          this.set(read());
+        },
+      });
+    else
+      new Counter({
+        name,
+        help,
+        registers,
+        // The sync counts; the counter shows its figure.
+        collect() {
+          this.reset();
+          this.inc(read());
+        },
+      });
+  }
+  new Gauge({
+    name: 'ledgerline_sync_last_error_info',
+    help: 'The last sync error message.',
+    labelNames: ['message'],
+    registers,
+    collect() {
+      const error = deps.sync?.metrics.lastError ?? null;
+      this.reset();
+      this.set({ message: error ?? '' }, error ? 1 : 0);
+    },
+  });
+  // These two ask PostgreSQL, once per scrape (below), not once per gauge.
+  const lagSeconds = new Gauge({
+    name: 'ledgerline_sync_lag_seconds',
+    help: 'Age of the newest applied commit while changes wait to be applied.',
+    registers,
+  });
+  const lagBytes = new Gauge({
+    name: 'ledgerline_sync_lag_bytes',
+    help: 'WAL bytes the read model has not applied yet.',
+    registers,
+  });
+  const slotRetained = new Gauge({
+    name: 'ledgerline_sync_slot_retained_wal_bytes',
+    help: 'WAL the replication slot holds back on the server (bounded by max_slot_wal_keep_size).',
+    registers,
+  });
+
+  const labelNames = ['method', 'route', 'status_code'] as const;
+  const requests = new Counter({
+    name: 'ledgerline_http_requests_total',
+    help: 'HTTP requests answered, by route pattern, method and status code.',
+    labelNames,
+    registers,
+  });
+  const durations = new Histogram({
+    name: 'ledgerline_http_request_duration_seconds',
+    help: 'Time from receiving a request to sending its answer, by route pattern, method and status code.',
+    labelNames,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers,
+  });
+  const refused = new Counter({
+    name: 'ledgerline_http_rate_limited_total',
+    help: 'Requests refused with 429 rate_limited.',
+    registers,
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    const labels = {
+      method: request.method,
+      // No route (a 404 of the router) has no pattern: one series for all of them.
+      route: request.routeOptions.url ?? '(no route)',
+      status_code: String(reply.statusCode),
+    };
+    requests.inc(labels);
+    durations.observe(labels, reply.elapsedTime / 1000);
+    // The rate limit is the only source of 429 (decisions 3).
+    if (reply.statusCode === 429) refused.inc();
+  });
+  app.addHook('onClose', async () => registry.clear());
+
+  app.get('/metrics', async (_request, reply) => {
+    const m = deps.sync?.metrics;
+    const lag = deps.sync
+      ? await measureLag(deps.db, deps.sync, deps.status)
+      : { bytes: 0, seconds: 0 };
+    const slot = m?.slotName ? await slotHealth(deps.db, m.slotName) : undefined;
+    lagSeconds.set(lag.seconds);
+    lagBytes.set(lag.bytes);
+    slotRetained.set(slot ? Number(slot.retainedBytes) : 0);
+    return reply.type(registry.contentType).send(await registry.metrics());
+  });
+}

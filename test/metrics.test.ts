@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHarness, type Harness } from './support/harness.ts';
+import { ids, smallSnapshot, TOKENS } from './support/small-snapshot.ts';
+
+interface Sample {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
+
+/** The samples of a Prometheus text exposition, and each metric's TYPE. */
+function parseExposition(text: string): { samples: Sample[]; types: Map<string, string> } {
+  const samples: Sample[] = [];
+  const types = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    const type = /^# TYPE (\S+) (\S+)$/.exec(line);
+    if (type) types.set(type[1]!, type[2]!);
+    if (line === '' || line.startsWith('#')) continue;
+    const sample = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    expect(sample, line).not.toBeNull();
+    const labels: Record<string, string> = {};
+    for (const [, key, value] of (sample![2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g))
+      labels[key!] = value!;
+    samples.push({ name: sample![1]!, labels, value: Number(sample![3]) });
+  }
+  return { samples, types };
+}
+
+/** The value of the one sample of `name` whose labels include `labels`, or undefined. */
+function value(text: string, name: string, labels: Record<string, string> = {}) {
+  const found = parseExposition(text).samples.filter(
+    (s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v),
+  );
+  expect(found.length, name).toBeLessThanOrEqual(1);
+  return found[0]?.value;
+}
+
+describe('GET /metrics', () => {
+  let h: Harness;
+  const scrape = async () => (await h.app.inject({ method: 'GET', url: '/metrics' })).body;
+  const me = (token: string) =>
+    h.app.inject({
+      method: 'GET',
+      url: '/api/v1/me',
+      headers: { authorization: `Bearer ${token}` },
+    });
+
+  beforeAll(async () => {
+    // The clock never moves: the third request of a token in a burst of two is refused.
+    h = await createHarness({ live: true, rateLimit: { perSecond: 1, burst: 2, now: () => 0 } });
+    await h.importObject(smallSnapshot());
+    await h.sync();
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('gives the sync figures under their names, with the rows a streamed change applied', async () => {
+    await h.pool.query('UPDATE clients SET name = \'Globex, "Corp"\' WHERE id = $1', [ids.client]);
+    await h.sync();
+    const text = await scrape();
+    const { types } = parseExposition(text);
+    expect(value(text, 'ledgerline_read_model_ready')).toBe(1);
+    expect(value(text, 'ledgerline_sync_rows_applied_total')).toBeGreaterThan(0);
+    expect(value(text, 'ledgerline_sync_batches_applied_total')).toBeGreaterThan(0);
+    expect(value(text, 'ledgerline_sync_stalled')).toBe(0);
+    expect(value(text, 'ledgerline_sync_apply_failures_total')).toBe(0);
+    expect(value(text, 'ledgerline_sync_lag_bytes')).toBeGreaterThanOrEqual(0);
+    expect(value(text, 'ledgerline_sync_slot_retained_wal_bytes')).toBeGreaterThanOrEqual(0);
+    expect(value(text, 'ledgerline_sync_last_error_info', { message: '' })).toBe(0);
+    expect(types.get('ledgerline_sync_rows_applied_total')).toBe('counter');
+    expect(types.get('ledgerline_sync_lag_seconds')).toBe('gauge');
+  });
+
+  it("gives the Node process's figures", async () => {
+    const text = await scrape();
+    expect(value(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
+    expect(value(text, 'nodejs_heap_size_used_bytes')).toBeGreaterThan(0);
+  });
+
+  it('counts requests by route pattern and status, and times them', async () => {
+    const before = await scrape();
+    const route = { method: 'GET', route: '/api/v1/invoices/:id', status_code: '200' };
+    const seen = value(before, 'ledgerline_http_requests_total', route) ?? 0;
+    for (const id of [ids.invoice, ids.invoice]) {
+      const answer = await h.app.inject({
+        method: 'GET',
+        url: `/api/v1/invoices/${id}`,
+        headers: { authorization: `Bearer ${TOKENS.admin}` },
+      });
+      expect(answer.statusCode).toBe(200);
+    }
+    await h.app.inject({ method: 'GET', url: '/no/such/path' });
+    const after = await scrape();
+    expect(value(after, 'ledgerline_http_requests_total', route)).toBe(seen + 2);
+    expect(value(after, 'ledgerline_http_request_duration_seconds_count', route)).toBe(seen + 2);
+    expect(
+      value(after, 'ledgerline_http_requests_total', { route: '(no route)', status_code: '404' }),
+    ).toBe(1);
+    // One series per pattern: no raw URL with an id becomes a label.
+    expect(after).not.toContain(`route="/api/v1/invoices/${ids.invoice}"`);
+  });
+
+  it('counts the requests the rate limit refuses', async () => {
+    const before = value(await scrape(), 'ledgerline_http_rate_limited_total') ?? 0;
+    const answers = [await me(TOKENS.manager), await me(TOKENS.manager), await me(TOKENS.manager)];
+    expect(answers.map((a) => a.statusCode)).toEqual([200, 200, 429]);
+    const text = await scrape();
+    expect(value(text, 'ledgerline_http_rate_limited_total')).toBe(before + 1);
+    expect(
+      value(text, 'ledgerline_http_requests_total', { route: '/api/v1/me', status_code: '429' }),
+    ).toBe(1);
+  });
+});
