@@ -1,49 +1,41 @@
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { buildApp } from '../src/http/app.ts';
-import { DEFAULT_RATE_LIMIT, TokenBucketLimiter } from '../src/http/rate-limit.ts';
+import {
+  DEFAULT_RATE_LIMIT,
+  rateLimitPolicy,
+  type RateLimitOptions,
+} from '../src/http/rate-limit.ts';
 import { createHarness, type Harness } from './support/harness.ts';
 import { smallSnapshot, TOKENS } from './support/small-snapshot.ts';
-
-/** A clock the tests move by hand: no sleeping, no timing asserts. */
-function manualClock() {
-  let ms = 0;
-  return {
-    now: () => ms,
-    advance(seconds: number) {
-      ms += seconds * 1000;
-    },
-  };
-}
 
 describe('per-token rate limit over HTTP (decisions 3)', () => {
   let h: Harness;
   let app: FastifyInstance;
-  const clock = manualClock();
 
   beforeAll(async () => {
     h = await createHarness();
     await h.importObject(smallSnapshot());
-    app = await buildApp({
-      db: h.db,
-      readModel: h.readModel,
-      status: h.status,
-      tokenEnv: 'test',
-      rateLimit: { perSecond: 1, burst: 3, now: clock.now },
-    });
+    app = await appWith({ perSecond: 1, burst: 3 }); // three requests per window of 3 s
+    // The windows follow Date.now(), which the tests move by hand: no sleeping, no timing asserts.
+    vi.useFakeTimers({ toFake: ['Date'] });
   });
   afterAll(async () => {
+    vi.useRealTimers();
     await app.close();
     await h.close();
   });
 
-  const me = (token?: string) =>
-    app.inject({
+  const appWith = (rateLimit: Partial<RateLimitOptions>) =>
+    buildApp({ db: h.db, readModel: h.readModel, status: h.status, tokenEnv: 'test', rateLimit });
+  const me = (token?: string, to = app) =>
+    to.inject({
       method: 'GET',
       url: '/api/v1/me',
       headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
     });
+  const advanceSeconds = (seconds: number) => vi.setSystemTime(Date.now() + seconds * 1000);
 
   it('lets a burst through, then answers 429 rate_limited with Retry-After and the envelope', async () => {
     const burst = [await me(TOKENS.owner), await me(TOKENS.owner), await me(TOKENS.owner)];
@@ -53,7 +45,8 @@ describe('per-token rate limit over HTTP (decisions 3)', () => {
 
     const limited = await me(TOKENS.owner);
     expect(limited.statusCode).toBe(429);
-    expect(limited.headers['retry-after']).toBe('1');
+    // The window began with the burst, on a clock that has not moved since: three seconds left.
+    expect(limited.headers['retry-after']).toBe('3');
     expect(limited.headers['ratelimit-remaining']).toBe('0');
     expect(limited.json()).toEqual({
       error: {
@@ -64,13 +57,41 @@ describe('per-token rate limit over HTTP (decisions 3)', () => {
     });
   });
 
+  it("sends the current draft's RateLimit-Policy and RateLimit fields on a counted answer", async () => {
+    const answer = await me(TOKENS.member);
+    expect(answer.statusCode).toBe(200);
+    expect(answer.headers['ratelimit-policy']).toBe('"per-token";q=3;w=3');
+    expect(answer.headers.ratelimit).toBe('"per-token";r=2;t=3');
+    expect(answer.headers['ratelimit-reset']).toBe('3');
+    advanceSeconds(1);
+    expect((await me(TOKENS.member)).headers.ratelimit).toBe('"per-token";r=1;t=2');
+  });
+
+  it('sends them on a 429 too, with nothing remaining and t equal to Retry-After', async () => {
+    const limited = await me(TOKENS.owner);
+    expect(limited.statusCode).toBe(429);
+    expect(limited.headers['ratelimit-policy']).toBe('"per-token";q=3;w=3');
+    expect(limited.headers.ratelimit).toBe(`"per-token";r=0;t=${limited.headers['retry-after']}`);
+  });
+
   it('counts each token on its own', async () => {
     expect((await me(TOKENS.owner)).statusCode).toBe(429);
     expect((await me(TOKENS.manager)).statusCode).toBe(200);
   });
 
+  it('counts a request to a path that does not exist', async () => {
+    const answer = await app.inject({
+      method: 'GET',
+      url: '/api/v1/no-such-endpoint',
+      headers: { authorization: `Bearer ${TOKENS.owner}` },
+    });
+    expect(answer.statusCode).toBe(429);
+  });
+
   it('answers 401 before 429, and a request without a valid token counts for no one', async () => {
-    expect((await me()).statusCode).toBe(401);
+    const unauthenticated = await me();
+    expect(unauthenticated.statusCode).toBe(401);
+    expect(unauthenticated.headers['ratelimit-policy']).toBeUndefined();
     // The admin's public prefix with a wrong secret: refused, and not charged to the admin.
     const wrongSecret = 'tt_test_AdminPrefix1_abcdefghijklmnopqrstuvwxyz012346';
     for (let i = 0; i < 5; i += 1) expect((await me(wrongSecret)).statusCode).toBe(401);
@@ -78,91 +99,64 @@ describe('per-token rate limit over HTTP (decisions 3)', () => {
     expect(admin.map((r) => r.statusCode)).toEqual([200, 200, 200]);
   });
 
-  it('refills with time: after Retry-After seconds the token may send again', async () => {
-    const limited = await me(TOKENS.owner);
-    expect(limited.statusCode).toBe(429);
-    clock.advance(Number(limited.headers['retry-after']));
-    const again = await me(TOKENS.owner);
-    expect(again.statusCode).toBe(200);
-    expect(again.headers['ratelimit-remaining']).toBe('0');
-    expect((await me(TOKENS.owner)).statusCode).toBe(429);
+  it('does not count public paths', async () => {
+    const health = await app.inject({ method: 'GET', url: '/healthz' });
+    expect(health.headers['ratelimit-limit']).toBeUndefined();
+    expect(health.headers.ratelimit).toBeUndefined();
+  });
 
-    clock.advance(3);
-    const refilled = [await me(TOKENS.owner), await me(TOKENS.owner), await me(TOKENS.owner)];
-    expect(refilled.map((r) => r.statusCode)).toEqual([200, 200, 200]);
-    expect((await me(TOKENS.owner)).statusCode).toBe(429);
+  it('keeps at most maxKeys tokens: the least recently used one is forgotten', async () => {
+    const small = await appWith({ perSecond: 1, burst: 1, maxKeys: 2 });
+    try {
+      expect((await me(TOKENS.owner, small)).statusCode).toBe(200);
+      expect((await me(TOKENS.owner, small)).statusCode).toBe(429);
+      // Two other tokens since push the owner out of an LRU of two: its count is gone.
+      await me(TOKENS.manager, small);
+      expect((await me(TOKENS.owner, small)).statusCode).toBe(429);
+      await me(TOKENS.member, small);
+      await me(TOKENS.admin, small);
+      expect((await me(TOKENS.owner, small)).statusCode).toBe(200);
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('starts a new window after Retry-After seconds, with the whole burst again', async () => {
+    // The admin spent its window above.
+    const limited = await me(TOKENS.admin);
+    expect(limited.statusCode).toBe(429);
+    advanceSeconds(Number(limited.headers['retry-after']));
+    const again = [await me(TOKENS.admin), await me(TOKENS.admin), await me(TOKENS.admin)];
+    expect(again.map((r) => r.statusCode)).toEqual([200, 200, 200]);
+    expect(again.map((r) => r.headers['ratelimit-remaining'])).toEqual(['2', '1', '0']);
+    expect((await me(TOKENS.admin)).statusCode).toBe(429);
   });
 });
 
-describe('token buckets', () => {
-  it('rounds Retry-After up to whole seconds, at least 1', () => {
-    const clock = manualClock();
-    const slow = new TokenBucketLimiter({ perSecond: 0.4, burst: 1, now: clock.now });
-    expect(slow.take('a')).toMatchObject({ allowed: true, remaining: 0, retryAfterSeconds: 0 });
-    expect(slow.take('a')).toMatchObject({ allowed: false, retryAfterSeconds: 3 });
-    clock.advance(2);
-    expect(slow.take('a')).toMatchObject({ allowed: false, retryAfterSeconds: 1 });
-
-    const fast = new TokenBucketLimiter({ perSecond: 50, burst: 1, now: clock.now });
-    fast.take('a');
-    expect(fast.take('a')).toMatchObject({ allowed: false, retryAfterSeconds: 1 });
-  });
-
-  it('does not charge a refused request', () => {
-    const clock = manualClock();
-    const limiter = new TokenBucketLimiter({ perSecond: 1, burst: 1, now: clock.now });
-    limiter.take('a');
-    for (let i = 0; i < 10; i += 1) expect(limiter.take('a').allowed).toBe(false);
-    clock.advance(1);
-    expect(limiter.take('a').allowed).toBe(true);
-  });
-
-  it('never refills past the burst', () => {
-    const clock = manualClock();
-    const limiter = new TokenBucketLimiter({ perSecond: 10, burst: 2, now: clock.now });
-    limiter.take('a');
-    clock.advance(3600);
-    expect(limiter.take('a')).toMatchObject({ allowed: true, remaining: 1 });
-  });
-
-  it('keeps memory bounded: drops buckets that have refilled, and keeps at most maxBuckets', () => {
-    const clock = manualClock();
-    const limiter = new TokenBucketLimiter({
-      perSecond: 1,
-      burst: 2,
-      maxBuckets: 5,
-      now: clock.now,
-    });
-    for (let i = 0; i < 8; i += 1) limiter.take(`token-${i}`);
-    expect(limiter.size).toBe(5);
-    // Two seconds refill a bucket of two completely: it is then the same as no bucket.
-    clock.advance(2);
-    limiter.take('late');
-    expect(limiter.size).toBe(1);
-  });
-
-  it('forgets a refilled bucket without changing what the token may do', () => {
-    const clock = manualClock();
-    const limiter = new TokenBucketLimiter({ perSecond: 1, burst: 2, now: clock.now });
-    limiter.take('a');
-    limiter.take('a');
-    clock.advance(2);
-    limiter.take('b'); // sweeps 'a', which is full again
-    expect(limiter.take('a')).toMatchObject({ allowed: true, remaining: 1 });
-  });
-
-  it('defaults to 20 per second with bursts of 100', () => {
-    const limiter = new TokenBucketLimiter();
-    expect([limiter.perSecond, limiter.burst]).toEqual([20, 100]);
+describe('rate limit policy', () => {
+  it('turns 20 per second with bursts of 100 into 100 requests per 5 s, 10,000 tokens kept', () => {
+    expect(rateLimitPolicy()).toEqual({ quota: 100, windowSeconds: 5, maxKeys: 10_000 });
     expect(DEFAULT_RATE_LIMIT).toMatchObject({ perSecond: 20, burst: 100 });
   });
 
-  it.each([{ perSecond: 0 }, { perSecond: Number.NaN }, { burst: 0 }, { burst: 1.5 }])(
-    'refuses the options %j',
-    (options) => {
-      expect(() => new TokenBucketLimiter(options)).toThrow(RangeError);
-    },
-  );
+  it('rounds the window up to whole seconds, at least 1, so the rate never rises', () => {
+    expect(rateLimitPolicy({ perSecond: 3, burst: 10 })).toMatchObject({
+      quota: 10,
+      windowSeconds: 4,
+    });
+    expect(rateLimitPolicy({ perSecond: 0.4, burst: 1 })).toMatchObject({ windowSeconds: 3 });
+    expect(rateLimitPolicy({ perSecond: 1e9, burst: 5 })).toMatchObject({ windowSeconds: 1 });
+  });
+
+  it.each([
+    { perSecond: 0 },
+    { perSecond: Number.NaN },
+    { burst: 0 },
+    { burst: 1.5 },
+    { maxKeys: 0 },
+  ])('refuses the options %j', (options) => {
+    expect(() => rateLimitPolicy(options)).toThrow(RangeError);
+  });
 });
 
 describe('rate limit configuration', () => {

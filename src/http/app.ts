@@ -30,7 +30,7 @@ import type { RouteContext } from '../api/route-context.ts';
 import { registerHealthRoutes } from './health.route.ts';
 import { registerMeRoute } from './me.route.ts';
 import { registerMetrics } from './metrics.ts';
-import { enforceRateLimit, TokenBucketLimiter, type RateLimitOptions } from './rate-limit.ts';
+import { registerRateLimit, type RateLimitOptions } from './rate-limit.ts';
 import type { SyncService } from '../sync/sync-service.ts';
 
 export interface AppDependencies {
@@ -68,10 +68,9 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     frameworkErrors: answerFrameworkError,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
   });
-  registerErrorHandling(app);
+  registerErrorHandling(app, await registerRateLimit(app, deps.rateLimit));
   registerJsonBodyParser(app);
 
-  const rateLimiter = new TokenBucketLimiter(deps.rateLimit);
   const tokenUses = new TokenUseRecorder(deps.db);
   app.addHook('onRequest', async (request, reply) => {
     void reply.header('X-Request-Id', request.id);
@@ -83,7 +82,6 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
         tokenUses,
         deps.tokenIdentities,
       );
-      enforceRateLimit(rateLimiter, request.caller.tokenPrefix, reply);
     }
   });
   app.addHook('onSend', async (request, reply) => {

@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, preHandlerAsyncHookHandler } from 'fastify';
 import { ApiError, type ErrorBody } from '../api/errors.ts';
 
 /** Fastify's own errors, mapped onto the API's codes (decisions 3). */
@@ -21,9 +21,13 @@ const FRAMEWORK_ERRORS: Record<string, [number, string, string]> = {
 /**
  * One error envelope for every failure: `{ error: { code, message, ..., requestId } }`.
  * An unexpected error is logged with its stack and answered as a plain 500: never a stack
- * trace or SQL text in a response.
+ * trace or SQL text in a response. `countRequest` (the rate limit) runs before the not-found
+ * answer too, so a token is counted whether or not the path exists.
  */
-export function registerErrorHandling(app: FastifyInstance): void {
+export function registerErrorHandling(
+  app: FastifyInstance,
+  countRequest: preHandlerAsyncHookHandler,
+): void {
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
     let status: number;
     let body: ErrorBody;
@@ -50,7 +54,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     return reply.status(status).send({ error: { ...body, requestId: request.id } });
   });
-  app.setNotFoundHandler((request, reply) =>
+  app.setNotFoundHandler({ preHandler: countRequest }, (request, reply) =>
     reply.status(404).send({
       error: { code: 'not_found', message: 'There is no such endpoint.', requestId: request.id },
     }),

@@ -1,127 +1,85 @@
-import { performance } from 'node:perf_hooks';
-import type { FastifyReply } from 'fastify';
-import { LRUCache } from 'lru-cache';
+import fastifyRateLimit from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { Caller } from '../api/caller.ts';
 import { rateLimited } from '../api/errors.ts';
 
 export interface RateLimitOptions {
-  /** Sustained requests per second per token: the rate its bucket refills at. */
+  /** Requests per second per token, on average: the rate the burst is spread over. */
   perSecond: number;
-  /** Requests a token may send at once: the size of its bucket. */
+  /** Requests a token may send at once: the quota of one window. */
   burst: number;
-  /** Buckets kept at most; past that the least recently used is dropped. */
-  maxBuckets: number;
-  /** Milliseconds on a monotonic clock; tests pass one they move by hand. */
-  now: () => number;
+  /** Tokens whose counts are kept at most; past that the least recently used is forgotten. */
+  maxKeys: number;
 }
 
-/** 20 requests a second sustained, bursts of 100 (docs/decisions.md, "Rate limits"). */
-export const DEFAULT_RATE_LIMIT = { perSecond: 20, burst: 100, maxBuckets: 10_000 } as const;
+/** 20 requests a second, bursts of 100 (docs/decisions.md, "Rate limits"). */
+export const DEFAULT_RATE_LIMIT = { perSecond: 20, burst: 100, maxKeys: 10_000 } as const;
 
-export interface RateLimitDecision {
-  allowed: boolean;
-  /** The bucket's size. */
-  limit: number;
-  /** Whole requests left right now. */
-  remaining: number;
-  /** When refused: whole seconds (at least 1) until one request is allowed again; else 0. */
-  retryAfterSeconds: number;
+/** `quota` requests per fixed window of `windowSeconds`, per token. */
+export interface RateLimitPolicy {
+  quota: number;
+  windowSeconds: number;
+  maxKeys: number;
 }
 
-interface Bucket {
-  tokens: number;
-  at: number;
-}
+/** The policy's name in the `RateLimit-Policy` and `RateLimit` fields. */
+const POLICY_NAME = 'per-token';
 
 /**
- * An in-memory token bucket per key (the API token's prefix): each request takes one token,
- * tokens refill continuously at `perSecond` up to `burst`. Per process: behind a load
- * balancer each server counts on its own.
+ * The fixed window closest to a token bucket of `burst` refilled at `perSecond`: the window
+ * holds the burst and lasts as long as the bucket takes to refill, so a token may still send
+ * its whole burst at once and its long-run rate stays `perSecond`. The window is rounded up to
+ * whole seconds (at least 1), which never raises the rate and keeps the draft's `w` an integer.
+ */
+export function rateLimitPolicy(options: Partial<RateLimitOptions> = {}): RateLimitPolicy {
+  const perSecond = options.perSecond ?? DEFAULT_RATE_LIMIT.perSecond;
+  const burst = options.burst ?? DEFAULT_RATE_LIMIT.burst;
+  const maxKeys = options.maxKeys ?? DEFAULT_RATE_LIMIT.maxKeys;
+  if (!(Number.isFinite(perSecond) && perSecond > 0))
+    throw new RangeError('The rate limit must be a positive number of requests per second');
+  if (!(Number.isInteger(burst) && burst >= 1))
+    throw new RangeError('The rate limit burst must be a whole number of at least 1');
+  if (!(Number.isInteger(maxKeys) && maxKeys >= 1))
+    throw new RangeError('The rate limiter must keep at least one token');
+  return { quota: burst, windowSeconds: Math.max(1, Math.ceil(burst / perSecond)), maxKeys };
+}
+
+/** The token a request is counted against; none on public paths, which are not counted. */
+const tokenOf = (request: FastifyRequest): string | undefined =>
+  (request as { caller?: Caller }).caller?.tokenPrefix;
+
+/**
+ * Counts each authenticated request against its token with @fastify/rate-limit (decisions 3).
+ * The authentication hook runs first (the library's hook is a route's own, which runs after the
+ * app's), so 401 and 402 come before 429 and a bad token is charged to no one. Past the quota:
+ * 429 `rate_limited` with `Retry-After` in whole seconds. Every counted response carries the
+ * library's `RateLimit-Limit`, `-Remaining`, `-Reset`, and the current draft's
+ * `RateLimit-Policy` and `RateLimit` fields. Per process, in an LRU of `maxKeys` tokens.
  *
- * Memory stays bounded: a bucket left alone long enough to refill completely behaves like
- * no bucket at all, so it is dropped; and there are never more than `maxBuckets`.
+ * @returns the hook that counts a request, for the not-found handler, which has no route.
  */
-export class TokenBucketLimiter {
-  readonly perSecond: number;
-  readonly burst: number;
-  readonly maxBuckets: number;
-  readonly #now: () => number;
-  readonly #refillMs: number;
-  /** In least recently used order: a bucket is moved to the end on every use. */
-  readonly #buckets: LRUCache<string, Bucket>;
-
-  constructor(options: Partial<RateLimitOptions> = {}) {
-    this.perSecond = options.perSecond ?? DEFAULT_RATE_LIMIT.perSecond;
-    this.burst = options.burst ?? DEFAULT_RATE_LIMIT.burst;
-    this.maxBuckets = options.maxBuckets ?? DEFAULT_RATE_LIMIT.maxBuckets;
-    this.#now = options.now ?? (() => performance.now());
-    if (!(Number.isFinite(this.perSecond) && this.perSecond > 0))
-      throw new RangeError('The rate limit must be a positive number of requests per second');
-    if (!(Number.isInteger(this.burst) && this.burst >= 1))
-      throw new RangeError('The rate limit burst must be a whole number of at least 1');
-    if (!(Number.isInteger(this.maxBuckets) && this.maxBuckets >= 1))
-      throw new RangeError('The rate limiter must keep at least one bucket');
-    this.#refillMs = (this.burst / this.perSecond) * 1000;
-    this.#buckets = new LRUCache({ max: this.maxBuckets });
-  }
-
-  /** Buckets held now (for tests of the memory bound). */
-  get size(): number {
-    return this.#buckets.size;
-  }
-
-  /** Counts one request for `key`; a refused request takes nothing. */
-  take(key: string): RateLimitDecision {
-    const now = this.#now();
-    this.#dropFullBuckets(now);
-    const bucket = this.#buckets.peek(key);
-    let tokens =
-      bucket === undefined
-        ? this.burst
-        : Math.min(
-            this.burst,
-            bucket.tokens + (Math.max(0, now - bucket.at) / 1000) * this.perSecond,
-          );
-    const allowed = tokens >= 1;
-    if (allowed) tokens -= 1;
-    this.#buckets.set(key, { tokens, at: now });
-    return {
-      allowed,
-      limit: this.burst,
-      remaining: Math.floor(tokens),
-      retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - tokens) / this.perSecond)),
-    };
-  }
-
-  /**
-   * Least recently used first, so the walk stops at the first bucket still refilling; the keys
-   * are deleted after the walk, not under lru-cache's iterator.
-   */
-  #dropFullBuckets(now: number): void {
-    const full: string[] = [];
-    for (const key of this.#buckets.rkeys()) {
-      const bucket = this.#buckets.peek(key);
-      if (bucket !== undefined && now - bucket.at < this.#refillMs) break;
-      full.push(key);
-    }
-    for (const key of full) this.#buckets.delete(key);
-  }
-}
-
-/**
- * Counts one request of an authenticated token (decisions 3). Every counted response carries
- * `RateLimit-Limit` and `RateLimit-Remaining`; past the limit it is 429 `rate_limited` with
- * `Retry-After` in whole seconds.
- */
-export function enforceRateLimit(
-  limiter: TokenBucketLimiter,
-  tokenPrefix: string,
-  reply: FastifyReply,
-): void {
-  const decision = limiter.take(tokenPrefix);
-  void reply.header('RateLimit-Limit', decision.limit);
-  void reply.header('RateLimit-Remaining', decision.remaining);
-  if (!decision.allowed) {
-    void reply.header('Retry-After', decision.retryAfterSeconds);
-    throw rateLimited();
-  }
+export async function registerRateLimit(
+  app: FastifyInstance,
+  options: Partial<RateLimitOptions> = {},
+): Promise<preHandlerAsyncHookHandler> {
+  const policy = rateLimitPolicy(options);
+  await app.register(fastifyRateLimit, {
+    max: policy.quota,
+    timeWindow: policy.windowSeconds * 1000,
+    cache: policy.maxKeys,
+    keyGenerator: (request) => tokenOf(request) ?? '',
+    allowList: (request) => tokenOf(request) === undefined,
+    enableDraftSpec: true,
+    errorResponseBuilder: () => rateLimited(),
+  });
+  const policyField = `"${POLICY_NAME}";q=${policy.quota};w=${policy.windowSeconds}`;
+  app.addHook('onSend', async (_request, reply) => {
+    // The library set these on a counted request only.
+    const remaining = reply.getHeader('ratelimit-remaining');
+    const reset = reply.getHeader('ratelimit-reset');
+    if (remaining === undefined || reset === undefined) return;
+    void reply.header('RateLimit-Policy', policyField);
+    void reply.header('RateLimit', `"${POLICY_NAME}";r=${String(remaining)};t=${String(reset)}`);
+  });
+  return app.rateLimit();
 }
