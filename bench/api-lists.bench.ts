@@ -14,7 +14,7 @@ import { fullSync } from '../src/sync/full-sync.ts';
 import { TokenIdentityCache } from '../src/tokens/token-identity-cache.ts';
 import { createToken } from '../src/tokens/token.repository.ts';
 import { benchStore, cpuLoopMs, log, slowestText, timeRuns } from './support.ts';
-import { DERIVED_TABLES } from '../src/cli/derived-tables.ts';
+import { DERIVED_TABLES, READ_MODEL_PARTS } from '../src/cli/derived-tables.ts';
 
 const iterations = Number(process.argv[2] ?? 200);
 const bench = await benchStore(
@@ -29,7 +29,7 @@ const bench = await benchStore(
 const dir = await mkdtemp(path.join(tmpdir(), 'll-api-'));
 const db = createKysely(bench.pool);
 try {
-  const readModel = await openReadModel(path.join(dir, 'read-model.duckdb'), DERIVED_TABLES);
+  const readModel = await openReadModel(path.join(dir, 'read-model.duckdb'), READ_MODEL_PARTS);
   const status = new ReadModelStatus();
   log('loading the read model');
   status.committed((await fullSync(bench.pool, readModel, DERIVED_TABLES)).dataAsOf, 'everything');

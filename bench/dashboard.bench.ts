@@ -22,7 +22,7 @@ import { SyncService } from '../src/sync/sync-service.ts';
 import { TokenIdentityCache } from '../src/tokens/token-identity-cache.ts';
 import { createToken } from '../src/tokens/token.repository.ts';
 import { benchStore, cpuLoopMs, log, percentile } from './support.ts';
-import { DERIVED_TABLES } from '../src/cli/derived-tables.ts';
+import { DERIVED_TABLES, READ_MODEL_PARTS } from '../src/cli/derived-tables.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -45,7 +45,7 @@ const dir =
   path.join(tmpdir(), timeEntries === 10_000_000 ? 'll-bench-10m' : `ll-bench-${timeEntries}`);
 const bench = await benchStore(dir, timeEntries);
 const db = createKysely(bench.pool);
-const readModel = await openReadModel(path.join(dir, 'read-model.duckdb'), DERIVED_TABLES);
+const readModel = await openReadModel(path.join(dir, 'read-model.duckdb'), READ_MODEL_PARTS);
 const status = new ReadModelStatus();
 await status.load(readModel);
 const sync = new SyncService({

@@ -22,14 +22,14 @@ import {
   TASK_NAMES,
 } from '../src/snapshot/generator/names.ts';
 import { log, percentile, peakRssMb } from './support.ts';
-import { DERIVED_TABLES } from '../src/cli/derived-tables.ts';
+import { READ_MODEL_PARTS } from '../src/cli/derived-tables.ts';
 
 const runs = Number(process.argv[2] ?? 30);
 const BIG = '00000000-0000-4000-8000-00000000b160';
 const SMALL = [1, 2, 3].map((i) => `00000000-0000-4000-8000-00000000000${i}`);
 
 const dir = process.env.SEARCH_BENCH_DIR ?? (await mkdtemp(path.join(tmpdir(), 'll-search-')));
-const readModel = await openReadModel(path.join(dir, 'read-model.duckdb'), DERIVED_TABLES);
+const readModel = await openReadModel(path.join(dir, 'read-model.duckdb'), READ_MODEL_PARTS);
 const duck = await readModel.connect();
 const sqlList = (words: readonly string[]) =>
   `[${words.map((w) => `'${w.replace(/'/g, "''")}'`).join(', ')}]`;

@@ -14,7 +14,7 @@ import { createPool } from '../src/store/database.ts';
 import { fullSync } from '../src/sync/full-sync.ts';
 import { startEmbeddedStore, type EmbeddedStore } from '../src/store/embedded-postgres.ts';
 import { migrate } from '../src/store/migrate.ts';
-import { DERIVED_TABLES } from '../src/cli/derived-tables.ts';
+import { DERIVED_TABLES, READ_MODEL_PARTS } from '../src/cli/derived-tables.ts';
 
 export interface BenchStore {
   store: EmbeddedStore;
@@ -83,7 +83,7 @@ export async function keptReadModel(
   bench: BenchStore,
   file: string,
 ): Promise<{ readModel: ReadModel; status: ReadModelStatus }> {
-  const readModel = await openReadModel(file, DERIVED_TABLES);
+  const readModel = await openReadModel(file, READ_MODEL_PARTS);
   const status = new ReadModelStatus();
   await status.load(readModel);
   const fingerprint = 'SELECT count(*) AS n, max(updated_at) AS at FROM time_entries';

@@ -10,7 +10,7 @@ import { openReadModel } from '../src/readmodel/read-model.ts';
 import { ReadModelStatus } from '../src/readmodel/read-model-status.ts';
 import { SyncService } from '../src/sync/sync-service.ts';
 import { benchStore, log, percentile } from './support.ts';
-import { DERIVED_TABLES } from '../src/cli/derived-tables.ts';
+import { DERIVED_TABLES, READ_MODEL_PARTS } from '../src/cli/derived-tables.ts';
 
 const seconds = Number(process.argv[2] ?? 60);
 const rate = Number(process.argv[3] ?? 500);
@@ -19,7 +19,7 @@ const bench = await benchStore(
   200_000,
 );
 const dir = await mkdtemp(path.join(tmpdir(), 'll-fresh-'));
-const readModel = await openReadModel(path.join(dir, 'read-model.duckdb'), DERIVED_TABLES);
+const readModel = await openReadModel(path.join(dir, 'read-model.duckdb'), READ_MODEL_PARTS);
 const sync = new SyncService({
   pool: bench.pool,
   url: bench.url,

@@ -17,7 +17,7 @@ import {
   readModelTables,
 } from '../src/sync/full-sync.ts';
 import { benchStore, log, peakRssMb } from './support.ts';
-import { DERIVED_TABLES } from '../src/cli/derived-tables.ts';
+import { DERIVED_TABLES, READ_MODEL_PARTS } from '../src/cli/derived-tables.ts';
 
 const entries = Number(process.argv[2] ?? 10_000_000);
 const bench = await benchStore(
@@ -28,7 +28,7 @@ const dir = await mkdtemp(path.join(tmpdir(), 'll-initial-'));
 // The embedded server writes the load's slices itself when it can enter the folder.
 await chmod(dir, 0o755);
 try {
-  const readModel = await openReadModel(path.join(dir, 'read-model.duckdb'), DERIVED_TABLES);
+  const readModel = await openReadModel(path.join(dir, 'read-model.duckdb'), READ_MODEL_PARTS);
   const duck = await readModel.connect();
   const tables = await readModelTables(duck, DERIVED_TABLES);
   duck.closeSync();

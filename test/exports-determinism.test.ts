@@ -10,7 +10,7 @@ import { fullSync } from '../src/sync/full-sync.ts';
 import { readExportFile } from './support/export-files.ts';
 import { generatedWorkspace, type GeneratedWorkspace } from './support/generated-workspaces.ts';
 import { createHarness, type Harness } from './support/harness.ts';
-import { DERIVED_TABLES } from '../src/cli/derived-tables.ts';
+import { DERIVED_TABLES, READ_MODEL_PARTS } from '../src/cli/derived-tables.ts';
 
 const LONG = 600_000;
 /** More than DuckDB's row group (122,880 rows), so a parallel writer could reorder them. */
@@ -31,7 +31,7 @@ describe('exports are deterministic', () => {
     h = await createHarness();
     ws = await generatedWorkspace(h.pool, { seed: 21, timeEntries: ENTRIES, members: 12 });
     await h.sync();
-    rebuilt = await openReadModel(':memory:', DERIVED_TABLES);
+    rebuilt = await openReadModel(':memory:', READ_MODEL_PARTS);
     await fullSync(h.pool, rebuilt, DERIVED_TABLES);
     out = await mkdtemp(path.join(tmpdir(), 'll-exports-det-'));
   }, LONG);

@@ -15,7 +15,7 @@ import { readExportFile } from './support/export-files.ts';
 import { importObject } from './support/import-object.ts';
 import { restrictedRoleUrl } from './support/restricted-role.ts';
 import { ids, smallSnapshot } from './support/small-snapshot.ts';
-import { DERIVED_TABLES } from '../src/cli/derived-tables.ts';
+import { DERIVED_TABLES, READ_MODEL_PARTS } from '../src/cli/derived-tables.ts';
 
 /**
  * Incremental schedules take only the rows changed since their previous run, from the export
@@ -36,7 +36,7 @@ describe.each(['replication', 'change-log'] as const)('incremental exports (%s)'
     const url = mode === 'replication' ? database.url : await restrictedRoleUrl(database.url);
     pool = createPool(url);
     await importObject(pool, smallSnapshot());
-    readModel = await openReadModel(':memory:', DERIVED_TABLES);
+    readModel = await openReadModel(':memory:', READ_MODEL_PARTS);
     const status = new ReadModelStatus();
     sync = new SyncService({ pool, url, readModel, derived: DERIVED_TABLES, status });
     await sync.start();

@@ -4,14 +4,14 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withProgress } from '../src/exports/export-writer.ts';
 import { openReadModel, type ReadModel } from '../src/readmodel/read-model.ts';
-import { DERIVED_TABLES } from '../src/cli/derived-tables.ts';
+import { READ_MODEL_PARTS } from '../src/cli/derived-tables.ts';
 
 /** A long COPY says how far it is: DuckDB's own estimate, read while the statement runs. */
 describe('export progress', () => {
   let readModel: ReadModel;
   let dir: string;
   beforeAll(async () => {
-    readModel = await openReadModel(':memory:', DERIVED_TABLES);
+    readModel = await openReadModel(':memory:', READ_MODEL_PARTS);
     dir = await mkdtemp(path.join(tmpdir(), 'll-progress-'));
   });
   afterAll(async () => {

@@ -14,7 +14,7 @@ import { fullSync, readModelTables } from '../src/sync/full-sync.ts';
 import { snapshotBoth } from './support/compare-read-model.ts';
 import { createTestDatabase } from './support/databases.ts';
 import { createWriteStream } from 'node:fs';
-import { DERIVED_TABLES } from '../src/cli/derived-tables.ts';
+import { DERIVED_TABLES, READ_MODEL_PARTS } from '../src/cli/derived-tables.ts';
 
 describe('first load', () => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -38,7 +38,7 @@ describe('first load', () => {
 
   it('copies a generated workspace exactly, also when tables are cut into many heap slices', async () => {
     for (const chunkPages of [undefined, 4]) {
-      const readModel = await openReadModel(':memory:', DERIVED_TABLES);
+      const readModel = await openReadModel(':memory:', READ_MODEL_PARTS);
       const slices: string[] = [];
       const result = await fullSync(pool, readModel, DERIVED_TABLES, {
         ...(chunkPages ? { chunkPages } : {}),
@@ -55,7 +55,7 @@ describe('first load', () => {
   });
 
   it('copies every column PostgreSQL has, in its order, and derives the client names on projects and invoices', async () => {
-    const readModel = await openReadModel(':memory:', DERIVED_TABLES);
+    const readModel = await openReadModel(':memory:', READ_MODEL_PARTS);
     await fullSync(pool, readModel, DERIVED_TABLES);
     const duck = await readModel.connect();
     try {
@@ -103,7 +103,7 @@ describe('first load', () => {
         await mkdir(path.join(parent, name));
         await writeFile(path.join(parent, name, '0.csv'), 'a,b\n');
       }
-      const readModel = await openReadModel(':memory:', DERIVED_TABLES);
+      const readModel = await openReadModel(':memory:', READ_MODEL_PARTS);
       await fullSync(pool, readModel, DERIVED_TABLES, { tmpDir: parent });
       readModel.close();
       // The killed load's folder is gone, and this load removed its own.

@@ -8,7 +8,7 @@ import {
   payoutSummarySchema,
   type PayoutSummary,
 } from '../src/reports/payout-summary/payout-summary.schema.ts';
-import { DERIVED_TABLES } from '../src/cli/derived-tables.ts';
+import { READ_MODEL_PARTS } from '../src/cli/derived-tables.ts';
 
 /**
  * The team payout summary (decisions 7) and the views under it, over a small hand-made
@@ -587,7 +587,7 @@ async function rows(
 }
 
 beforeAll(async () => {
-  readModel = await openReadModel(':memory:', DERIVED_TABLES);
+  readModel = await openReadModel(':memory:', READ_MODEL_PARTS);
   db = await readModel.connect();
   await seedWorkspaces();
   // The rows are written straight into DuckDB, not through the sync: build the derived tables

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatDecimal, Money } from '../src/money/money.ts';
 import { openReadModel, type ReadModel } from '../src/readmodel/read-model.ts';
-import { DERIVED_TABLES } from '../src/cli/derived-tables.ts';
+import { READ_MODEL_PARTS } from '../src/cli/derived-tables.ts';
 
 /**
  * The 64-bit money macros of sql/duckdb/macros.sql that the profitability report prices every
@@ -14,7 +14,7 @@ import { DERIVED_TABLES } from '../src/cli/derived-tables.ts';
 let readModel: ReadModel;
 let connection: DuckDBConnection;
 beforeAll(async () => {
-  readModel = await openReadModel(':memory:', DERIVED_TABLES);
+  readModel = await openReadModel(':memory:', READ_MODEL_PARTS);
   connection = await readModel.connect();
 });
 afterAll(() => {

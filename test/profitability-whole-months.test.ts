@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { wholeMonthsOf } from '../src/reports/profitability/profitability.range.ts';
 
 // A range's whole months are read from the month rollup of the priced facts, its other days
-// from the facts (sql/duckdb/views/profitability_range_rows.sql).
+// from the facts (src/reports/profitability/sql/views/profitability_range_rows.sql).
 describe('wholeMonthsOf', () => {
   it('is the range itself when it is whole months', () => {
     expect(wholeMonthsOf('2026-10-01', '2026-10-31')).toEqual({

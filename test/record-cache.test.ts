@@ -13,7 +13,7 @@ import { createTestDatabase } from './support/databases.ts';
 import { importObject } from './support/import-object.ts';
 import { restrictedRoleUrl } from './support/restricted-role.ts';
 import { ids, smallSnapshot, TOKENS } from './support/small-snapshot.ts';
-import { DERIVED_TABLES } from '../src/cli/derived-tables.ts';
+import { DERIVED_TABLES, READ_MODEL_PARTS } from '../src/cli/derived-tables.ts';
 
 const list = { name: 'clients', table: 'clients' };
 const row = (id: string, name: string) => ({ id, name });
@@ -54,7 +54,7 @@ describe('the record cache', () => {
   it.each(['clients', 'projects', 'invoices'])(
     'reads the %s rows it lacks through the id index, not a scan of every id',
     async (table) => {
-      const readModel = await openReadModel(':memory:', DERIVED_TABLES);
+      const readModel = await openReadModel(':memory:', READ_MODEL_PARTS);
       const duck = await readModel.connect();
       try {
         // 3,000 rows, every required column filled with a value of its type.
@@ -156,7 +156,7 @@ describe.each(['replication', 'change-log'] as const)('cached list pages, %s syn
     const url = mode === 'change-log' ? await restrictedRoleUrl(database.url) : database.url;
     pool = createPool(url);
     await importObject(pool, smallSnapshot());
-    readModel = await openReadModel(':memory:', DERIVED_TABLES);
+    readModel = await openReadModel(':memory:', READ_MODEL_PARTS);
     const status = new ReadModelStatus();
     sync = new SyncService({ pool, url, readModel, derived: DERIVED_TABLES, status });
     app = await buildApp({ db: createKysely(pool), readModel, status, tokenEnv: 'test', sync });

@@ -7,12 +7,12 @@ import { openReadModel, type ReadModel } from '../src/readmodel/read-model.ts';
 import { compatibilityFoldings, duckdbUnicodeTs, foldingSql } from '../src/search/folding.ts';
 import { searchCode, searchLetters, searchWords } from '../src/search/normalize.ts';
 import { wordsSql } from '../src/search/search-words.ts';
-import { DERIVED_TABLES } from '../src/cli/derived-tables.ts';
+import { READ_MODEL_PARTS } from '../src/cli/derived-tables.ts';
 
 // The search text is cut into terms in TypeScript (normalize.ts), the index in DuckDB
-// (search-words.ts, sql/duckdb/search.sql): both must give the same words for any text.
+// (search-words.ts, src/search/sql/search.sql): both must give the same words for any text.
 
-const SQL_DIR = path.resolve(import.meta.dirname, '../sql/duckdb');
+const SQL_DIR = path.resolve(import.meta.dirname, '../src/search/sql');
 
 /** Characters that exercise every step: accents, compatibility forms, case, scripts, marks. */
 const TRICKY = [
@@ -64,7 +64,7 @@ describe('search normalization: TypeScript and DuckDB agree', () => {
   const sorted = (words: string[]) => [...words].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 
   beforeAll(async () => {
-    readModel = await openReadModel(':memory:', DERIVED_TABLES);
+    readModel = await openReadModel(':memory:', READ_MODEL_PARTS);
     duck = await readModel.connect();
   });
   afterAll(() => {
@@ -143,7 +143,7 @@ describe('search normalization: TypeScript and DuckDB agree', () => {
     }
   });
 
-  it("sql/duckdb/search-folding.sql is what this Node's Unicode data generates", async () => {
+  it("src/search/sql/search-folding.sql is what this Node's Unicode data generates", async () => {
     const file = await readFile(path.join(SQL_DIR, 'search-folding.sql'), 'utf8');
     const generated = foldingSql(compatibilityFoldings());
     // Generated under another Unicode version, the file differs in its data (the agreement

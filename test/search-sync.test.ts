@@ -11,7 +11,7 @@ import { SyncService } from '../src/sync/sync-service.ts';
 import { createTestDatabase } from './support/databases.ts';
 import { importObject } from './support/import-object.ts';
 import { restrictedRoleUrl } from './support/restricted-role.ts';
-import { DERIVED_TABLES } from '../src/cli/derived-tables.ts';
+import { DERIVED_TABLES, READ_MODEL_PARTS } from '../src/cli/derived-tables.ts';
 
 const W = 'd0000000-0000-4000-8000-000000000000';
 const id = (kind: number, n: number) =>
@@ -250,7 +250,7 @@ function syncSuite(mode: 'replication' | 'change-log') {
     url = mode === 'replication' ? db.url : await restrictedRoleUrl(db.url);
     pool = createPool(url);
     await importObject(pool, snapshot);
-    readModel = await openReadModel(':memory:', DERIVED_TABLES);
+    readModel = await openReadModel(':memory:', READ_MODEL_PARTS);
     duck = await readModel.connect();
     sync = new SyncService({
       pool,

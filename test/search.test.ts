@@ -7,7 +7,7 @@ import { createPool } from '../src/store/database.ts';
 import { fullSync } from '../src/sync/full-sync.ts';
 import { createTestDatabase } from './support/databases.ts';
 import { importObject } from './support/import-object.ts';
-import { DERIVED_TABLES } from '../src/cli/derived-tables.ts';
+import { DERIVED_TABLES, READ_MODEL_PARTS } from '../src/cli/derived-tables.ts';
 
 // Readable ids: the first block names the workspace (a, b, c), the last the record.
 const W = 'a0000000-0000-4000-8000-000000000000';
@@ -166,7 +166,7 @@ describe('search (GET /clients, /projects, /invoices)', () => {
     db = await createTestDatabase();
     pool = createPool(db.url);
     for (const snapshot of snapshots) await importObject(pool, snapshot);
-    readModel = await openReadModel(':memory:', DERIVED_TABLES);
+    readModel = await openReadModel(':memory:', READ_MODEL_PARTS);
     duck = await readModel.connect();
     await fullSync(pool, readModel, DERIVED_TABLES);
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SqlParams, sqlLiteral } from '../src/readmodel/sql-params.ts';
 import { openReadModel } from '../src/readmodel/read-model.ts';
-import { DERIVED_TABLES } from '../src/cli/derived-tables.ts';
+import { READ_MODEL_PARTS } from '../src/cli/derived-tables.ts';
 
 describe('SqlParams', () => {
   it('writes ids, dates and numbers of a declared type as literals, checked by their form', () => {
@@ -58,7 +58,7 @@ describe('SqlParams', () => {
   });
 
   it('a literal reads back in DuckDB as the value it stands for', async () => {
-    const readModel = await openReadModel(':memory:', DERIVED_TABLES);
+    const readModel = await openReadModel(':memory:', READ_MODEL_PARTS);
     const duck = await readModel.connect();
     try {
       const params = new SqlParams();
@@ -86,7 +86,7 @@ describe('SqlParams', () => {
     expect(params.oneOf('r.status', [])).toBe('FALSE');
     const several = params.oneOf('r.country', ['DE', "x' OR '1'='1"]);
     expect(several).toBe("list_contains([CAST('DE' AS VARCHAR), CAST($p0 AS VARCHAR)], r.country)");
-    const readModel = await openReadModel(':memory:', DERIVED_TABLES);
+    const readModel = await openReadModel(':memory:', READ_MODEL_PARTS);
     const duck = await readModel.connect();
     try {
       const reader = await duck.runAndReadAll(

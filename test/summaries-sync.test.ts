@@ -9,7 +9,7 @@ import { SyncService } from '../src/sync/sync-service.ts';
 import { createTestDatabase } from './support/databases.ts';
 import { generatedWorkspace } from './support/generated-workspaces.ts';
 import { restrictedRoleUrl } from './support/restricted-role.ts';
-import { DERIVED_TABLES } from '../src/cli/derived-tables.ts';
+import { DERIVED_TABLES, READ_MODEL_PARTS } from '../src/cli/derived-tables.ts';
 
 // Every summary the sync keeps (src/reports/team-payouts/team-payouts.derived.ts and
 // src/reports/profitability/profitability.derived.ts) must equal, row for row, the macro it is
@@ -421,7 +421,7 @@ describe.each(['replication', 'change-log'] as const)('summaries kept by the %s 
       ids[key] = (await pool.query<{ id: string }>(sql)).rows.map((r) => r.id);
       expect(ids[key].length, key).toBeGreaterThan(0);
     }
-    readModel = await openReadModel(':memory:', DERIVED_TABLES);
+    readModel = await openReadModel(':memory:', READ_MODEL_PARTS);
     duck = await readModel.connect();
     syncPool = mode === 'change-log' ? createPool(url) : pool;
     sync = new SyncService({

@@ -11,7 +11,7 @@ import { createTestDatabase } from './support/databases.ts';
 import { importObject } from './support/import-object.ts';
 import { restrictedRoleUrl } from './support/restricted-role.ts';
 import { ids, smallSnapshot, tinySnapshot } from './support/small-snapshot.ts';
-import { DERIVED_TABLES } from '../src/cli/derived-tables.ts';
+import { DERIVED_TABLES, READ_MODEL_PARTS } from '../src/cli/derived-tables.ts';
 
 describe('read-model sync through the change log (no replication privilege)', () => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -35,7 +35,7 @@ describe('read-model sync through the change log (no replication privilege)', ()
     db = await createTestDatabase();
     url = await restrictedRoleUrl(db.url);
     pool = createPool(url);
-    readModel = await openReadModel(':memory:', DERIVED_TABLES);
+    readModel = await openReadModel(':memory:', READ_MODEL_PARTS);
     duck = await readModel.connect();
     await importObject(pool, smallSnapshot());
   });

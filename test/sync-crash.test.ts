@@ -14,7 +14,7 @@ import { createTestDatabase } from './support/databases.ts';
 import { importObject } from './support/import-object.ts';
 import { restrictedRoleUrl } from './support/restricted-role.ts';
 import { ids, smallSnapshot } from './support/small-snapshot.ts';
-import { DERIVED_TABLES } from '../src/cli/derived-tables.ts';
+import { DERIVED_TABLES, READ_MODEL_PARTS } from '../src/cli/derived-tables.ts';
 
 /** Runs the sync in a child process that kills itself with SIGKILL at `crashAt`. */
 function syncInChild(
@@ -34,7 +34,7 @@ function syncInChild(
 }
 
 async function catchUpInProcess(pool: pg.Pool, url: string, file: string) {
-  const readModel = await openReadModel(file, DERIVED_TABLES);
+  const readModel = await openReadModel(file, READ_MODEL_PARTS);
   const sync = new SyncService({
     pool,
     url,

@@ -11,7 +11,7 @@ import { createTestDatabase } from './support/databases.ts';
 import { importObject } from './support/import-object.ts';
 import { restrictedRoleUrl } from './support/restricted-role.ts';
 import { ids, smallSnapshot } from './support/small-snapshot.ts';
-import { DERIVED_TABLES } from '../src/cli/derived-tables.ts';
+import { DERIVED_TABLES, READ_MODEL_PARTS } from '../src/cli/derived-tables.ts';
 
 /**
  * Random sequences of writes over many tables, some in transactions that stay open while
@@ -216,7 +216,7 @@ describe.each(['replication', 'change-log'] as const)(
       const snapshot = smallSnapshot();
       snapshot.projects.push({ ...snapshot.projects[0]!, id: PROJECTS[1]!, name: 'Second' });
       await importObject(pool, snapshot);
-      readModel = await openReadModel(':memory:', DERIVED_TABLES);
+      readModel = await openReadModel(':memory:', READ_MODEL_PARTS);
       duck = await readModel.connect();
       await startSync();
     });

@@ -12,7 +12,7 @@ import { createTestDatabase } from './support/databases.ts';
 import { importObject } from './support/import-object.ts';
 import { ids, smallSnapshot } from './support/small-snapshot.ts';
 import { randomBytes } from 'node:crypto';
-import { DERIVED_TABLES } from '../src/cli/derived-tables.ts';
+import { DERIVED_TABLES, READ_MODEL_PARTS } from '../src/cli/derived-tables.ts';
 
 describe('read-model sync by logical replication', () => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -38,7 +38,7 @@ describe('read-model sync by logical replication', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     pool = createPool(db.url);
-    readModel = await openReadModel(':memory:', DERIVED_TABLES);
+    readModel = await openReadModel(':memory:', READ_MODEL_PARTS);
     duck = await readModel.connect();
     await importObject(pool, smallSnapshot());
   });

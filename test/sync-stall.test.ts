@@ -13,7 +13,7 @@ import { createTestDatabase } from './support/databases.ts';
 import { importObject } from './support/import-object.ts';
 import { restrictedRoleUrl } from './support/restricted-role.ts';
 import { ids, OWNER_TOKEN, smallSnapshot } from './support/small-snapshot.ts';
-import { DERIVED_TABLES } from '../src/cli/derived-tables.ts';
+import { DERIVED_TABLES, READ_MODEL_PARTS } from '../src/cli/derived-tables.ts';
 
 /**
  * A change the read model cannot hold (a timestamp before year 1, which DuckDB cannot read
@@ -51,7 +51,7 @@ describe('a change the read model cannot hold', () => {
   });
 
   const scenario = async (syncPool: pg.Pool, mode: string) => {
-    const readModel = await openReadModel(':memory:', DERIVED_TABLES);
+    const readModel = await openReadModel(':memory:', READ_MODEL_PARTS);
     const status = new ReadModelStatus();
     const sync = new SyncService({
       pool: syncPool,
@@ -193,7 +193,7 @@ describe('a change the read model cannot hold', () => {
       "UPDATE time_entries SET started_at = '0001-01-01 09:00:00+00 BC' WHERE id = $1",
       [ids.entry2],
     );
-    const readModel = await openReadModel(':memory:', DERIVED_TABLES);
+    const readModel = await openReadModel(':memory:', READ_MODEL_PARTS);
     try {
       await expect(fullSync(pool, readModel, DERIVED_TABLES)).rejects.toThrow(
         new RegExp(`time_entries id=${ids.entry2}: its started_at "0001-01-01 09:00:00\\+00 BC"`),

@@ -1,5 +1,6 @@
 import { exportJournal } from '../exports/export-journal.ts';
-import type { DerivedTables } from '../readmodel/derived-tables.ts';
+import type { DerivedTables, ReadModelPart } from '../readmodel/derived-tables.ts';
+import { payoutSummarySql } from '../reports/payout-summary/payout-summary.part.ts';
 import { profitabilityTables } from '../reports/profitability/profitability.derived.ts';
 import { teamPayoutTables } from '../reports/team-payouts/team-payouts.derived.ts';
 import { searchIndex } from '../search/search.derived.ts';
@@ -20,3 +21,9 @@ export const DERIVED_TABLES: readonly DerivedTables[] = [
   profitabilityTables,
   exportJournal,
 ];
+
+/**
+ * Everything the read model installs besides the copied tables when it opens: the derived
+ * parts' tables and SQL, and the SQL of reports that keep no tables (the payout summary).
+ */
+export const READ_MODEL_PARTS: readonly ReadModelPart[] = [...DERIVED_TABLES, payoutSummarySql];

@@ -8,7 +8,7 @@ import { createKysely, createPool } from '../store/database.ts';
 import { startEmbeddedStore } from '../store/embedded-postgres.ts';
 import { migrate } from '../store/migrate.ts';
 import type { Database } from '../store/schema.ts';
-import { DERIVED_TABLES } from './derived-tables.ts';
+import { READ_MODEL_PARTS } from './derived-tables.ts';
 
 export interface Runtime {
   config: Config;
@@ -66,7 +66,7 @@ export async function openRuntime(
   const store = await openStore(config, log);
   let readModel: ReadModel;
   try {
-    readModel = await openReadModel(readModelFile(config), DERIVED_TABLES);
+    readModel = await openReadModel(readModelFile(config), READ_MODEL_PARTS);
   } catch (error) {
     await store.close();
     const message = error instanceof Error ? error.message : String(error);

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { DerivedBatch, DerivedTables } from '../readmodel/derived-tables.ts';
@@ -158,6 +159,7 @@ export async function resetExportJournal(duck: DuckDBConnection): Promise<void> 
  */
 export const exportJournal: DerivedTables = {
   tables: EXPORT_JOURNAL_TABLES,
+  sqlDir: path.join(import.meta.dirname, 'sql'),
   rebuild: resetExportJournal,
   batch: () => new ExportJournalUpdate(),
 };

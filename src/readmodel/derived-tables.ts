@@ -1,13 +1,33 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 
 /**
+ * What a part of the read model brings to it (a report, the search, the export journal): its
+ * SQL, kept in the part's own folder, and any set-up it needs when the read model opens. The
+ * composition root hands the read model the list (src/cli/derived-tables.ts).
+ */
+export interface ReadModelPart {
+  /**
+   * The folder of the part's SQL: `tables.sql`, its tables (created and versioned with the
+   * copied ones: a change to any part's tables makes the read model anew), and `views/`, one
+   * view or macro per file, named after it.
+   */
+  readonly sqlDir?: string;
+  /**
+   * Prepares the part each time the read model opens, after every part's tables and the
+   * shared macros, before the views (the search loads its folding and macros, and rebuilds its
+   * index when they changed).
+   */
+  install?(duck: DuckDBConnection): Promise<void>;
+}
+
+/**
  * A part of the read model derived from the copied tables (the search index, a report's
  * summary tables, the export journal). The sync keeps every registered part in step with the
  * rows it writes, in the same DuckDB transaction, without knowing any of them by name: the
  * composition root hands it the list (src/cli/derived-tables.ts), and the sync calls the parts
  * in that order, so a part may read the tables of the parts before it.
  */
-export interface DerivedTables {
+export interface DerivedTables extends ReadModelPart {
   /** Read-model tables the part owns: never copied from PostgreSQL, never in a change file. */
   readonly tables: readonly string[];
   /**
@@ -22,11 +42,6 @@ export interface DerivedTables {
    * they ran three times slower (docs/sync.md).
    */
   readonly rebuildInCopy?: boolean;
-  /**
-   * Prepares the part each time the read model opens, after its tables and macros and before
-   * its views (the search loads its folding and macros, and rebuilds its index when they changed).
-   */
-  install?(duck: DuckDBConnection): Promise<void>;
   /**
    * Builds the part from scratch from the copied tables, inside the caller's open transaction:
    * after a first load, and after a truncate.

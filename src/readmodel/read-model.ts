@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { allCurrencyScales } from '../money/currencies.ts';
-import type { DerivedTables } from './derived-tables.ts';
+import type { ReadModelPart } from './derived-tables.ts';
 
 const DUCKDB_SQL_DIR = path.resolve(import.meta.dirname, '../../sql/duckdb');
 
@@ -17,14 +17,14 @@ export interface ReadModel {
 
 /**
  * Opens (creating when missing) the DuckDB read model at `file` (`:memory:` for a throw-away
- * one), creates its tables from sql/duckdb/tables.sql and the indexes of indexes.sql, its
- * macros, what each derived part installs (the search's folding and macros), the views of
- * sql/duckdb/views/, and fills the currency table. `parts` are the derived parts the sync
- * keeps (src/cli/derived-tables.ts): the read model names none of them.
+ * one): the copied tables of sql/duckdb/tables.sql and each part's tables (its `sqlDir`), the
+ * indexes of indexes.sql, the shared macros, what each part installs (the search's folding and
+ * macros), the views of sql/duckdb/views/ and of each part, and the currency table. `parts` are
+ * the read model's parts (src/cli/derived-tables.ts): the read model names none of them.
  */
 export async function openReadModel(
   file: string,
-  parts: readonly DerivedTables[],
+  parts: readonly ReadModelPart[],
   options: { threads?: number; memoryLimit?: string } = {},
 ): Promise<ReadModel> {
   if (file !== ':memory:') await mkdir(path.dirname(file), { recursive: true });
@@ -38,11 +38,18 @@ export async function openReadModel(
   });
   const connection = await instance.connect();
   try {
-    await ensureTables(connection, await readFile(path.join(DUCKDB_SQL_DIR, 'tables.sql'), 'utf8'));
+    const sqlDirs = [DUCKDB_SQL_DIR, ...parts.flatMap((part) => part.sqlDir ?? [])];
+    const tables = await Promise.all(
+      sqlDirs.map((dir) => ifExists(readFile(path.join(dir, 'tables.sql'), 'utf8'))),
+    );
+    await ensureTables(
+      connection,
+      tables.filter((text) => text !== undefined),
+    );
     await connection.run(await readFile(path.join(DUCKDB_SQL_DIR, 'indexes.sql'), 'utf8'));
     await connection.run(await readFile(path.join(DUCKDB_SQL_DIR, 'macros.sql'), 'utf8'));
     for (const part of parts) await part.install?.(connection);
-    await createViews(connection);
+    await createViews(connection, sqlDirs);
     await seedCurrencies(connection);
   } finally {
     connection.closeSync();
@@ -55,11 +62,14 @@ export async function openReadModel(
 }
 
 /**
- * The read model is derived data: when sql/duckdb/tables.sql changes, a file made by an
- * older version is dropped and made anew (the next sync loads it), rather than migrated.
+ * The read model is derived data: when its tables' SQL changes (sql/duckdb/tables.sql or a
+ * part's), a file made by an older version is dropped and made anew (the next sync loads it),
+ * rather than migrated. `tablesSql`: the copied tables' SQL first, then each part's.
  */
-async function ensureTables(connection: DuckDBConnection, tablesSql: string): Promise<void> {
-  const version = createHash('sha256').update(tablesSql).digest('hex');
+async function ensureTables(connection: DuckDBConnection, tablesSql: string[]): Promise<void> {
+  const hash = createHash('sha256');
+  for (const text of tablesSql) hash.update(text).update('\0');
+  const version = hash.digest('hex');
   await connection.run(
     'CREATE TABLE IF NOT EXISTS read_model_meta (tables_sha256 VARCHAR NOT NULL)',
   );
@@ -79,21 +89,25 @@ async function ensureTables(connection: DuckDBConnection, tablesSql: string): Pr
   );
   for (const [view] of views.getRows())
     await connection.run(`DROP VIEW IF EXISTS "${String(view)}"`);
-  await connection.run(tablesSql);
+  for (const text of tablesSql) await connection.run(text);
   await connection.run('DELETE FROM read_model_meta');
   await connection.run('INSERT INTO read_model_meta VALUES ($version)', { version });
 }
 
 /**
- * Creates every view of sql/duckdb/views/ (one view per file, named after it). Views may use
- * each other; rather than keep an order by hand, a view whose dependency is not there yet is
- * retried after the others.
+ * Creates every view of the `views/` folders of `sqlDirs` (one view or macro per file, named
+ * after it). Views may use each other, across parts too; rather than keep an order by hand, a
+ * view whose dependency is not there yet is retried after the others.
  */
-async function createViews(connection: DuckDBConnection): Promise<void> {
-  const dir = path.join(DUCKDB_SQL_DIR, 'views');
-  const files = (await readdir(dir)).filter((f) => f.endsWith('.sql')).sort();
+async function createViews(connection: DuckDBConnection, sqlDirs: string[]): Promise<void> {
+  const files: string[] = [];
+  for (const dir of sqlDirs) {
+    const views = path.join(dir, 'views');
+    const names = (await ifExists(readdir(views))) ?? [];
+    files.push(...names.filter((f) => f.endsWith('.sql')).map((f) => path.join(views, f)));
+  }
   let pending = await Promise.all(
-    files.map(async (f) => ({ file: f, sql: await readFile(path.join(dir, f), 'utf8') })),
+    files.sort().map(async (f) => ({ file: path.basename(f), sql: await readFile(f, 'utf8') })),
   );
   while (pending.length > 0) {
     const failed: typeof pending = [];
@@ -112,6 +126,16 @@ async function createViews(connection: DuckDBConnection): Promise<void> {
       );
     }
     pending = failed;
+  }
+}
+
+/** A file or folder's contents, or undefined when it does not exist (a part without views). */
+async function ifExists<T>(read: Promise<T>): Promise<T | undefined> {
+  try {
+    return await read;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
   }
 }
 

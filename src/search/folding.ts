@@ -1,7 +1,7 @@
 // Generates the Unicode data of search normalization (docs/search.md), from this Node's Unicode
 // tables and DuckDB's:
 //   npx tsx src/search/folding.ts
-// - sql/duckdb/search-folding.sql: what DuckDB lacks of NFKD. Its strip_accents() decomposes
+// - src/search/sql/search-folding.sql: what DuckDB lacks of NFKD. Its strip_accents() decomposes
 //   canonically, drops the marks and recomposes, and knows no compatibility decompositions:
 //   'ﬁ', 'Ｆ', '²', 'Ⅻ', '½', a no-break space or a Hangul syllable stay as they are. The file
 //   maps each character whose NFKD (marks stripped) differs to that NFKD, and defines the
@@ -14,7 +14,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-const SQL_FILE = path.resolve(import.meta.dirname, '../../sql/duckdb/search-folding.sql');
+const SQL_FILE = path.resolve(import.meta.dirname, 'sql/search-folding.sql');
 const TS_FILE = path.resolve(import.meta.dirname, 'duckdb-unicode.ts');
 
 const withoutMarks = (text: string) => text.replace(/\p{M}/gu, '');
@@ -50,7 +50,7 @@ function ranges(points: number[]): [number, number][] {
   return result;
 }
 
-/** The text of sql/duckdb/search-folding.sql. */
+/** The text of src/search/sql/search-folding.sql. */
 export function foldingSql(foldings: [string, string][]): string {
   const re2 = (cp: number) => `\\x{${cp.toString(16)}}`;
   const characterClass = ranges(foldings.map(([c]) => c.codePointAt(0)!))

@@ -4,18 +4,18 @@ import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { rebuildSearchIndex } from './search-index.ts';
 
-const DUCKDB_SQL_DIR = path.resolve(import.meta.dirname, '../../sql/duckdb');
+const SEARCH_SQL_DIR = path.resolve(import.meta.dirname, 'sql');
 
 /**
  * Installs search into a read model being opened (its tables exist): the character folding of
- * sql/duckdb/search-folding.sql and the macros of sql/duckdb/search.sql. The index holds what
+ * src/search/sql/search-folding.sql and the macros of src/search/sql/search.sql. The index holds what
  * those files computed when it was built (normalized words, codes); when either file is not
  * what the index was built with (a new read model, a regenerated folding, a changed macro),
  * the index is rebuilt here, in one transaction.
  */
 export async function installSearch(connection: DuckDBConnection): Promise<void> {
-  const folding = await readFile(path.join(DUCKDB_SQL_DIR, 'search-folding.sql'), 'utf8');
-  const macros = await readFile(path.join(DUCKDB_SQL_DIR, 'search.sql'), 'utf8');
+  const folding = await readFile(path.join(SEARCH_SQL_DIR, 'search-folding.sql'), 'utf8');
+  const macros = await readFile(path.join(SEARCH_SQL_DIR, 'search.sql'), 'utf8');
   const version = createHash('sha256').update(folding).update(macros).digest('hex');
   const built = (
     await connection.runAndReadAll('SELECT sql_sha256 FROM search_meta')

@@ -5,7 +5,7 @@
  * search text is cut into terms by it, so both always agree.
  *
  * NFKD without marks is strip_accents() plus the compatibility foldings of
- * sql/duckdb/search-folding.sql, which only text that holds such a character pays for; then
+ * src/search/sql/search-folding.sql, which only text that holds such a character pays for; then
  * case folding and a split on everything that is not a Unicode letter or digit (search.sql).
  */
 export function wordsSql(source: string, keys: readonly string[]): string {

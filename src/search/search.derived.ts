@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { DerivedTables } from '../readmodel/derived-tables.ts';
 import { DERIVED_COLUMNS } from './client-names.ts';
 import { rebuildSearchIndex, SEARCH_TABLES, SearchIndexUpdate } from './search-index.ts';
@@ -10,6 +11,7 @@ import { installSearch } from './search-schema.ts';
  */
 export const searchIndex: DerivedTables = {
   tables: SEARCH_TABLES,
+  sqlDir: path.join(import.meta.dirname, 'sql'),
   derivedColumns: DERIVED_COLUMNS,
   rebuildInCopy: true,
   install: installSearch,

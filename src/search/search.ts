@@ -101,7 +101,7 @@ const TERM = /^[\p{L}\p{N}]+$/u;
 
 /**
  * One term's matching vocabulary words with the term's rank for them (kind * 2 + field). The
- * candidates come from one scan per anchor (sql/duckdb/search.sql), each filtering on a range
+ * candidates come from one scan per anchor (src/search/sql/search.sql), each filtering on a range
  * of one code column, a constant DuckDB pushes into the scan; the match test runs on them only.
  * The term and the numbers are literals of the text (a term is letters and digits only, which
  * is checked): bound, DuckDB would bind the statement twice (see sqlLiteral).

@@ -14,7 +14,7 @@ import { SyncService } from '../../src/sync/sync-service.ts';
 import { TokenIdentityCache } from '../../src/tokens/token-identity-cache.ts';
 import { createTestDatabase } from './databases.ts';
 import { importObject } from './import-object.ts';
-import { DERIVED_TABLES } from '../../src/cli/derived-tables.ts';
+import { DERIVED_TABLES, READ_MODEL_PARTS } from '../../src/cli/derived-tables.ts';
 
 /** Everything a test needs: its own PostgreSQL database, an in-memory read model and the app. */
 export interface Harness {
@@ -49,7 +49,7 @@ export async function createHarness(
   const database = await createTestDatabase();
   const pool = createPool(database.url);
   const db = createKysely(pool);
-  const readModel = await openReadModel(':memory:', DERIVED_TABLES);
+  const readModel = await openReadModel(':memory:', READ_MODEL_PARTS);
   const status = new ReadModelStatus();
   const syncService = options.live
     ? new SyncService({ pool, url: database.url, readModel, derived: DERIVED_TABLES, status })

@@ -4,11 +4,11 @@ import { openReadModel } from '../../src/readmodel/read-model.ts';
 import { ReadModelStatus } from '../../src/readmodel/read-model-status.ts';
 import { createPool } from '../../src/store/database.ts';
 import { SyncService } from '../../src/sync/sync-service.ts';
-import { DERIVED_TABLES } from '../../src/cli/derived-tables.ts';
+import { DERIVED_TABLES, READ_MODEL_PARTS } from '../../src/cli/derived-tables.ts';
 
 const [url, file] = process.argv.slice(2) as [string, string];
 const pool = createPool(url);
-const readModel = await openReadModel(file, DERIVED_TABLES);
+const readModel = await openReadModel(file, READ_MODEL_PARTS);
 const sync = new SyncService({
   pool,
   url,

@@ -10,7 +10,7 @@ import { createTestDatabase } from './databases.ts';
 import { importObject } from './import-object.ts';
 import { restrictedRoleUrl } from './restricted-role.ts';
 import { smallSnapshot } from './small-snapshot.ts';
-import { DERIVED_TABLES } from '../../src/cli/derived-tables.ts';
+import { DERIVED_TABLES, READ_MODEL_PARTS } from '../../src/cli/derived-tables.ts';
 
 // Each test loads and streams tens of thousands of rows; test files share two cores.
 const LONG = 240_000;
@@ -48,7 +48,7 @@ export function syncEveryWay(options: SyncEveryWay): void {
 
   /** Follows the store with a sync over `syncPool` while `change` writes, then compares. */
   const follow = async (syncPool: pg.Pool, mode: 'replication' | 'change-log') => {
-    const readModel = await openReadModel(':memory:', DERIVED_TABLES);
+    const readModel = await openReadModel(':memory:', READ_MODEL_PARTS);
     const sync = new SyncService({
       pool: syncPool,
       url: db.url,
@@ -91,7 +91,7 @@ export function syncEveryWay(options: SyncEveryWay): void {
   it(
     'the first load copies them exactly',
     async () => {
-      const readModel = await openReadModel(':memory:', DERIVED_TABLES);
+      const readModel = await openReadModel(':memory:', READ_MODEL_PARTS);
       try {
         await fullSync(pool, readModel, DERIVED_TABLES);
         await expectEqual(readModel);

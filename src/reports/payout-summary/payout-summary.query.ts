@@ -14,7 +14,7 @@ export interface PayoutSummaryParams {
   canManage: boolean;
 }
 
-// The rules live in the table macros of sql/duckdb/views/payout_summary_*.sql; these two
+// The rules live in the table macros of sql/views/payout_summary_*.sql; these two
 // statements only pass the caller's values to them, as checked literals where they have the
 // form (sqlLiteral: DuckDB binds a statement with parameters twice).
 function summarySql(params: PayoutSummaryParams) {

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { DerivedBatch, DerivedTables } from '../../readmodel/derived-tables.ts';
 import {
@@ -221,6 +222,7 @@ export class ProfitabilityUpdate implements DerivedBatch {
  */
 export const profitabilityTables: DerivedTables = {
   tables: PROFITABILITY_TABLES,
+  sqlDir: path.join(import.meta.dirname, 'sql'),
   rebuild: rebuildProfitabilityTables,
   batch: () => new ProfitabilityUpdate(),
 };

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { DerivedBatch, DerivedTables } from '../../readmodel/derived-tables.ts';
 import {
@@ -131,6 +132,7 @@ export class TeamPayoutUpdate implements DerivedBatch {
  */
 export const teamPayoutTables: DerivedTables = {
   tables: TEAM_PAYOUT_TABLES,
+  sqlDir: path.join(import.meta.dirname, 'sql'),
   rebuild: rebuildTeamPayoutTables,
   batch: () => new TeamPayoutUpdate(),
 };

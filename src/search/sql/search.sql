@@ -1,5 +1,5 @@
 -- Search (docs/search.md): the macros the search index is built and queried with.
--- Loaded on every open by src/search/search-schema.ts, after sql/duckdb/search-folding.sql
+-- Loaded on every open by src/search/search-schema.ts, after src/search/sql/search-folding.sql
 -- (search_needs_folding, search_fold_chars), which this file relies on.
 
 -- Normalization ------------------------------------------------------------------------------
