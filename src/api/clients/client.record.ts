@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { bool, decimal, rate, text, timestamp } from '../record-values.ts';
-import { currencyCode, decimalText, moneyText, timestamps, uuid } from '../schema-parts.ts';
+import { timestamps } from '../schema-parts.ts';
+import { currencyCode, decimalText, moneyText, uuid } from '../../value-schemas.ts';
 
 /** A client as the API answers it (api-v1 "Client"). */
 export const clientRecord = z.object({

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { bool, money, text, timestamp } from '../record-values.ts';
-import { currencyCode, isoDate, moneyText, timestamps, uuid } from '../schema-parts.ts';
+import { timestamps } from '../schema-parts.ts';
+import { currencyCode, isoDate, moneyText, uuid } from '../../value-schemas.ts';
 import { EXPENSE_CATEGORIES } from '../../value-sets.ts';
 
 /** An expense as the API answers it (api-v1 "Expense", decisions 4). */

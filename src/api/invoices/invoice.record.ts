@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import { decimal, money, text, timestamp } from '../record-values.ts';
+import { timestamps } from '../schema-parts.ts';
 import {
   currencyCode,
   decimalText,
   isoDate,
   isoTimestamp,
   moneyText,
-  timestamps,
   uuid,
-} from '../schema-parts.ts';
+} from '../../value-schemas.ts';
 import { INVOICE_PAYMENT_STATUSES, INVOICE_STATUSES } from '../../value-sets.ts';
 
 /** An invoice as the API answers it (api-v1 "Invoice (read-only)"). */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { bool, integer, text, timestamp } from '../record-values.ts';
-import { isoDate, isoTimestamp, timestamps, uuid } from '../schema-parts.ts';
+import { timestamps } from '../schema-parts.ts';
+import { isoDate, isoTimestamp, uuid } from '../../value-schemas.ts';
 
 /** A time entry as the API answers it (api-v1 "Time entry"). */
 export const timeEntryRecord = z.object({

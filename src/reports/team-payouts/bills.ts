@@ -1,8 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { z } from 'zod';
-import { storableDate } from '../../stored-values.ts';
 import { bool, decimal, integer, money, rate, text, timestamp } from '../../api/record-values.ts';
-import { currencyCode, isoDate, isoTimestamp, moneyText, uuid } from '../../api/schema-parts.ts';
+import { currencyCode, isoDate, isoTimestamp, moneyText, uuid } from '../../value-schemas.ts';
 import { sortKeys } from '../../api/list-filters.ts';
 import type { Caller } from '../../api/caller.ts';
 import type { ListEndpoint } from '../../api/list/list-endpoint.ts';
@@ -78,16 +77,14 @@ export const BILL_SORT_FIELDS = [
   'updatedAt',
 ] as const;
 
-const date = storableDate('must be a date (YYYY-MM-DD)');
-
 /** GET /team-payouts/bills query (api-v1); strict. */
 export const billListQuery = listQuery(BILL_SORT_FIELDS, {
   payeeId: once(z.uuid()).optional(),
   currency: once(z.string().transform((v) => v.toUpperCase())).optional(),
   clientId: once(z.uuid()).optional(),
   projectId: once(z.uuid()).optional(),
-  from: once(date).optional(),
-  to: once(date).optional(),
+  from: once(isoDate).optional(),
+  to: once(isoDate).optional(),
   status: once(z.enum(BILL_STATUSES)).optional(),
   paymentStatus: once(z.enum(BILL_PAYMENT_STATUSES)).optional(),
   outstandingOnly: booleanText.optional(),
