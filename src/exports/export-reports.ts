@@ -1,42 +1,17 @@
 import type { AccessRule } from '../api/access.ts';
 import { OWNER_ADMIN } from '../api/access.ts';
 import type { SqlParams } from '../readmodel/sql-params.ts';
+import { entityColumns, type ColumnKind, type ExportColumn } from './export-columns.ts';
+import { invoiceEntity } from '../entities/invoice.entity.ts';
+import { timeEntryEntity } from '../entities/time-entry.entity.ts';
 import { wholeMonthsOf } from '../reports/profitability/profitability.range.ts';
 import type { Plan } from '../store/schema.ts';
 
 /**
- * The exportable reports (docs/exports.md): one definition each, over the read model. A column
- * is named as the API's record field (camelCase), so an export compares field by field with
- * what the API answers; its kind says how it is written in each format.
+ * The exportable reports (docs/exports.md): one definition each, over the read model. Their
+ * columns are those of export-columns.ts; a report of one entity takes them from the entity's
+ * declaration (src/entities/).
  */
-export type ColumnKind =
-  | 'uuid'
-  | 'text'
-  | 'integer'
-  | 'boolean'
-  | 'date'
-  | 'timestamp'
-  /** An amount: the currency's scale in text formats, DECIMAL(18,4) in Parquet. */
-  | 'money'
-  /** A rate or price: the currency's scale, more decimals kept when they are not zeros. */
-  | 'rate'
-  /** A plain decimal without trailing zeros (quantity, tax rate, exchange rate). */
-  | 'decimal'
-  /** A decimal already at its scale (marginPercent). */
-  | 'fixed'
-  /** A list of names: joined with ';' in text formats, a LIST in Parquet. */
-  | 'names';
-
-export interface ExportColumn {
-  /** The API's field name; also the column's name in every format. */
-  name: string;
-  /** SQL over the report's FROM. */
-  sql: string;
-  kind: ColumnKind;
-  /** Money and rates: the SQL of the currency they are in. */
-  currency?: string;
-}
-
 export interface ExportParams {
   workspaceId: string;
   /** The workspace's plan: a Studio workspace's exports leave out draft bills (decisions 2). */
@@ -118,29 +93,7 @@ const invoices: ExportReport = {
   name: 'invoices',
   dateMeaning: 'issue date',
   access: FINALIZED,
-  columns: [
-    col('id', 'r.id', 'uuid'),
-    col('orgId', 'r.workspace_id', 'uuid'),
-    col('clientId', 'r.client_id', 'uuid'),
-    col('number', 'r.number', 'text'),
-    col('billToName', 'r.bill_to_name', 'text'),
-    col('notes', 'r.notes', 'text'),
-    col('currency', 'r.currency', 'text'),
-    col('status', 'r.status', 'text'),
-    col('paymentStatus', 'r.payment_status', 'text'),
-    col('subtotal', 'r.subtotal', 'money', 'r.currency'),
-    col('discountAmount', 'r.discount_amount', 'money', 'r.currency'),
-    col('total', 'r.total', 'money', 'r.currency'),
-    col('amountPaid', 'r.amount_paid', 'money', 'r.currency'),
-    col('taxRate', 'r.tax_rate', 'decimal'),
-    col('issueDate', 'r.issue_date', 'date'),
-    col('dueDate', 'r.due_date', 'date'),
-    col('sentAt', 'r.sent_at', 'timestamp'),
-    col('paidAt', 'r.paid_at', 'timestamp'),
-    col('createdAt', 'r.created_at', 'timestamp'),
-    col('updatedAt', 'r.updated_at', 'timestamp'),
-    col('deletedAt', 'r.deleted_at', 'timestamp'),
-  ],
+  columns: entityColumns(invoiceEntity),
   source: (p, params) => ({
     from: 'invoices r',
     where: [ws(params, p), 'r.deleted_at IS NULL', ...dateRange(params, p, 'r.issue_date')],
@@ -153,24 +106,7 @@ const timeEntries: ExportReport = {
   name: 'time-entries',
   dateMeaning: 'entry date',
   access: FINALIZED,
-  columns: [
-    col('id', 'r.id', 'uuid'),
-    col('orgId', 'r.workspace_id', 'uuid'),
-    col('userId', 'r.user_id', 'uuid'),
-    col('projectId', 'r.project_id', 'uuid'),
-    col('taskId', 'r.task_id', 'uuid'),
-    col('invoiceId', 'r.invoice_id', 'uuid'),
-    col('durationSeconds', 'r.duration_seconds', 'integer'),
-    col('billable', 'r.billable', 'boolean'),
-    col('isRunning', 'r.is_running', 'boolean'),
-    col('note', 'r.note', 'text'),
-    col('entryDate', 'r.entry_date', 'date'),
-    col('startedAt', 'r.started_at', 'timestamp'),
-    col('stoppedAt', 'r.stopped_at', 'timestamp'),
-    col('createdAt', 'r.created_at', 'timestamp'),
-    col('updatedAt', 'r.updated_at', 'timestamp'),
-    col('deletedAt', 'r.deleted_at', 'timestamp'),
-  ],
+  columns: entityColumns(timeEntryEntity),
   source: (p, params) => ({
     from: 'time_entries r',
     where: [ws(params, p), 'r.deleted_at IS NULL', ...dateRange(params, p, 'r.entry_date')],
