@@ -4,6 +4,10 @@ import type { SqlParams } from '../readmodel/sql-params.ts';
 import { entityColumns, type ColumnKind, type ExportColumn } from './export-columns.ts';
 import { invoiceEntity } from '../entities/invoice.entity.ts';
 import { timeEntryEntity } from '../entities/time-entry.entity.ts';
+import { billEntity } from '../entities/bill.entity.ts';
+import { billLineEntity } from '../entities/bill-line.entity.ts';
+import { paymentEntity } from '../entities/payment.entity.ts';
+import { allocationEntity } from '../entities/allocation.entity.ts';
 import { wholeMonthsOf } from '../reports/profitability/profitability.range.ts';
 import type { Plan } from '../store/schema.ts';
 
@@ -120,70 +124,26 @@ const bills: ExportReport = {
   name: 'bills',
   dateMeaning: 'service period (bills whose period overlaps the range, as GET /team-payouts/bills)',
   access: FINALIZED,
-  columns: [
-    col('id', 'b.id', 'uuid'),
-    col('payeeId', 'b.payee_id', 'uuid'),
-    col('userId', 'p.user_id', 'uuid'),
-    col('number', 'b.number', 'text'),
-    col('status', 'b.status', 'text'),
-    col('paymentStatus', 'f.payment_status', 'text'),
-    col('revision', 'b.revision', 'integer'),
-    col('currency', 'b.currency', 'text'),
-    col('total', 'f.total', 'money', 'b.currency'),
-    col('amountPaid', 'f.amount_paid', 'money', 'b.currency'),
-    col('remaining', 'f.remaining', 'money', 'b.currency'),
-    col('subtotal', 'f.subtotal', 'money', 'b.currency'),
-    col('adjustmentTotal', 'f.adjustment_total', 'money', 'b.currency'),
-    col('serviceFrom', 'b.service_from', 'date'),
-    col('serviceTo', 'b.service_to', 'date'),
-    col('issueDate', 'b.issue_date', 'date'),
-    col('dueDate', 'b.due_date', 'date'),
-    col('createdAt', 'b.created_at', 'timestamp'),
-    col('updatedAt', 'b.updated_at', 'timestamp'),
-    col('approvedAt', 'b.approved_at', 'timestamp'),
-    col('deletedAt', 'b.deleted_at', 'timestamp'),
-    col('note', 'b.note', 'text'),
-    col('voidReason', 'b.void_reason', 'text'),
-    col('lineGroupBy', 'b.line_group_by', 'text'),
-    col('showProjectName', 'b.show_project_name', 'boolean'),
-    col('showTaskName', 'b.show_task_name', 'boolean'),
-  ],
+  columns: entityColumns(billEntity),
   source: (p, params) => ({
-    from: `team_bills b JOIN team_bill_figures f ON f.bill_id = b.id
-      JOIN payees p ON p.id = b.payee_id`,
+    from: `team_bills r JOIN team_bill_figures f ON f.bill_id = r.id
+      JOIN payees p ON p.id = r.payee_id`,
     where: [
-      ws(params, p, 'b.workspace_id'),
-      'b.deleted_at IS NULL',
-      ...noDrafts(p),
-      ...servicePeriodOverlaps(params, p),
+      ws(params, p),
+      'r.deleted_at IS NULL',
+      ...noDrafts(p, 'r'),
+      ...servicePeriodOverlaps(params, p, 'r'),
     ],
   }),
-  orderBy: 'b.number, b.id',
-  journal: { table: 'team_bills', key: 'CAST(b.id AS VARCHAR)' },
+  orderBy: 'r.number, r.id',
+  journal: { table: 'team_bills', key: 'CAST(r.id AS VARCHAR)' },
 };
 
 const billLines: ExportReport = {
   name: 'bill-lines',
   dateMeaning: "the bill's service period (the lines of the bills export for the same range)",
   access: FINALIZED,
-  columns: [
-    col('id', 'l.id', 'uuid'),
-    col('billId', 'l.bill_id', 'uuid'),
-    col('billNumber', 'b.number', 'text'),
-    col('currency', 'b.currency', 'text'),
-    col('position', 'l.position', 'integer'),
-    col('kind', 'l.kind', 'text'),
-    col('description', 'l.description', 'text'),
-    col('timeEntryId', 'l.time_entry_id', 'uuid'),
-    col('projectId', 'l.project_id', 'uuid'),
-    col('taskId', 'l.task_id', 'uuid'),
-    col('workDate', 'l.work_date', 'date'),
-    col('durationSeconds', 'l.duration_seconds', 'integer'),
-    col('hourlyRate', 'l.hourly_rate', 'rate', 'b.currency'),
-    col('amount', 'l.amount', 'money', 'b.currency'),
-    col('quantity', 'l.quantity', 'decimal'),
-    col('unitPrice', 'l.unit_price', 'rate', 'b.currency'),
-  ],
+  columns: entityColumns(billLineEntity),
   source: (p, params) => ({
     from: 'team_bill_lines l JOIN team_bills b ON b.id = l.bill_id',
     where: [
@@ -201,26 +161,7 @@ const payments: ExportReport = {
   name: 'payments',
   dateMeaning: 'paid date',
   access: FINALIZED,
-  columns: [
-    col('id', 'r.id', 'uuid'),
-    col('payeeId', 'r.payee_id', 'uuid'),
-    col('userId', 'p.user_id', 'uuid'),
-    col('currency', 'r.currency', 'text'),
-    col('amount', 'r.amount', 'money', 'r.currency'),
-    col('paidDate', 'r.paid_date', 'date'),
-    col('method', 'r.method', 'text'),
-    col('savedMethodId', 'r.saved_method_id', 'uuid'),
-    col('reference', 'r.reference', 'text'),
-    col('note', 'r.note', 'text'),
-    col('status', 'r.status', 'text'),
-    col('createdAt', 'r.created_at', 'timestamp'),
-    col('reversedAt', 'r.reversed_at', 'timestamp'),
-    col('reversalReason', 'r.reversal_reason', 'text'),
-    col('settlementCurrency', 'r.settlement_currency', 'text'),
-    col('settlementAmount', 'r.settlement_amount', 'money', 'r.settlement_currency'),
-    col('exchangeRate', 'r.exchange_rate', 'decimal'),
-    col('settlementMode', 'r.settlement_mode', 'text'),
-  ],
+  columns: entityColumns(paymentEntity),
   source: (p, params) => ({
     from: 'team_payments r JOIN payees p ON p.id = r.payee_id',
     where: [ws(params, p), 'r.deleted_at IS NULL', ...dateRange(params, p, 'r.paid_date')],
@@ -234,18 +175,7 @@ const allocations: ExportReport = {
   name: 'allocations',
   dateMeaning: "the payment's paid date",
   access: FINALIZED,
-  columns: [
-    col('paymentId', 'a.payment_id', 'uuid'),
-    col('billId', 'a.bill_id', 'uuid'),
-    col('number', 'b.number', 'text'),
-    col('position', 'a.position', 'integer'),
-    col('paidDate', 'r.paid_date', 'date'),
-    col('paymentStatus', 'r.status', 'text'),
-    col('currency', 'b.currency', 'text'),
-    col('amount', 'a.amount', 'money', 'b.currency'),
-    col('cashAmount', 'a.cash_amount', 'money', 'a.cash_currency'),
-    col('cashCurrency', 'a.cash_currency', 'text'),
-  ],
+  columns: entityColumns(allocationEntity),
   source: (p, params) => ({
     from: `team_payment_allocations a JOIN team_payments r ON r.id = a.payment_id
       JOIN team_bills b ON b.id = a.bill_id`,
