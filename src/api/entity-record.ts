@@ -27,6 +27,8 @@ export function selectColumns(entity: Entity): string {
 export interface RowContext {
   /** The currency of money and rates whose currency field is not in the row (a parent's). */
   currency?: string;
+  /** The currency when the row's currency field is null (a client's own: the workspace's). */
+  defaultCurrency?: string;
 }
 
 /**
@@ -42,7 +44,7 @@ export function rowToRecord<F extends Entity>(entity: F) {
       const value = row[f.column];
       record[f.name] = read(f, value, () => {
         const holder = byName.get(f.currency!)!;
-        return context.currency ?? text(row[holder.column]);
+        return context.currency ?? text(row[holder.column]) ?? context.defaultCurrency ?? null;
       });
     }
     return record as z.infer<F['record']>;
