@@ -1,14 +1,8 @@
 import { z } from 'zod';
-import { storableDate, storableTimestamp } from '../stored-values.ts';
+import { isoTimestamp } from '../value-schemas.ts';
 
-// Shapes shared by the API's records (api-v1 "Resources and their fields").
-export const uuid = z.uuid();
-export const isoDate = storableDate();
-export const isoTimestamp = storableTimestamp();
-/** Money: a decimal string with the currency's scale, never a JSON number. */
-export const moneyText = z.string().regex(/^-?\d+(\.\d+)?$/, 'must be a decimal string');
-export const decimalText = moneyText;
-export const currencyCode = z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code');
+// Shapes shared by the API's records (api-v1 "Resources and their fields"); their values are
+// the primitives of value-schemas.ts.
 
 export const timestamps = {
   createdAt: isoTimestamp,

@@ -1,11 +1,13 @@
 import { z } from 'zod';
-import { decimalTextProblem, RATE_SCALE } from '../money/money.ts';
-import { NUL_MESSAGE, nulPaths, storableDate, storableTimestamp } from '../stored-values.ts';
+import { RATE_SCALE } from '../money/money.ts';
+import { NUL_MESSAGE, nulPaths } from '../stored-values.ts';
+import { refineDecimal } from '../value-schemas.ts';
 import { validationFailed } from './errors.ts';
 import { JsonNumber } from './json-number.ts';
 
 // Body building blocks of the write endpoints (decisions 6). Bodies come from the lossless
-// JSON parser, so a JSON number arrives as a JsonNumber holding its literal.
+// JSON parser, so a JSON number arrives as a JsonNumber holding its literal. Ids, dates,
+// timestamps and currencies are the primitives of value-schemas.ts.
 
 /** Text where an empty (or blank) string means null (api-v1 "Empty strings are coerced to null"). */
 export function optionalText(max: number) {
@@ -35,10 +37,7 @@ export function decimalInput(options: { maxScale?: number; numbers?: boolean } =
     : z.string({ error: 'must be a decimal string such as "150.00"' });
   return accepted
     .transform((v) => (v instanceof JsonNumber ? v.text : v))
-    .superRefine((v, ctx) => {
-      const problem = decimalTextProblem(v, maxScale);
-      if (problem) ctx.addIssue({ code: 'custom', message: problem });
-    });
+    .superRefine(refineDecimal(maxScale));
 }
 
 /** A whole number written as a JSON number. */
@@ -51,18 +50,6 @@ export const integerInput = z
     }
     return Number(v.text);
   });
-
-export const uuidInput = z.uuid({ error: 'must be a UUID' });
-
-/** A calendar date `YYYY-MM-DD` that exists, in years 0001-9999. */
-export const dateInput = storableDate('must be a date (YYYY-MM-DD)');
-
-/** An ISO 8601 timestamp with its offset, in years 0001-9999. */
-export const timestampInput = storableTimestamp('must be an ISO 8601 timestamp');
-
-export const currencyInput = z
-  .string({ error: 'must be an ISO 4217 currency code' })
-  .transform((v) => v.trim().toUpperCase());
 
 /**
  * Parses a write body, or throws 422 `validation_failed` naming each bad field. Text holding

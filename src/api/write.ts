@@ -1,5 +1,5 @@
 import type { Transaction } from 'kysely';
-import { z } from 'zod';
+import { uuid } from '../value-schemas.ts';
 import type { RouteContext } from './route-context.ts';
 import { notFound } from './errors.ts';
 import type { Database } from '../store/schema.ts';
@@ -47,7 +47,7 @@ export async function runUpdate<R, I, T>(
 
 /** A path id: not a UUID names no record, so it is the same 404 as a missing one. */
 export function recordId(value: string): string {
-  const id = z.uuid().safeParse(value);
+  const id = uuid.safeParse(value);
   if (!id.success) throw notFound();
   return id.data;
 }

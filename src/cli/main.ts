@@ -11,7 +11,7 @@ import { exportSnapshot } from '../snapshot/export.ts';
 import { generateWorkspace } from '../snapshot/generate.ts';
 import { importSnapshot, SnapshotImportError, type ImportIssue } from '../snapshot/import.ts';
 import { readSnapshot } from '../snapshot/read-snapshot.ts';
-import { uuid } from '../snapshot/records.ts';
+import { snapshotUuid as uuid } from '../value-schemas.ts';
 import { openRuntime, openStore } from './runtime.ts';
 import type { Scope, TokenEnv } from '../store/schema.ts';
 import { createToken, listTokens, revokeToken } from '../tokens/token.repository.ts';

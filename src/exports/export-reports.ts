@@ -1,42 +1,21 @@
 import type { AccessRule } from '../api/access.ts';
 import { OWNER_ADMIN } from '../api/access.ts';
 import type { SqlParams } from '../readmodel/sql-params.ts';
+import { entityColumns, type ColumnKind, type ExportColumn } from './export-columns.ts';
+import { invoiceEntity } from '../entities/invoice.entity.ts';
+import { timeEntryEntity } from '../entities/time-entry.entity.ts';
+import { billEntity } from '../entities/bill.entity.ts';
+import { billLineEntity } from '../entities/bill-line.entity.ts';
+import { paymentEntity } from '../entities/payment.entity.ts';
+import { allocationEntity } from '../entities/allocation.entity.ts';
 import { wholeMonthsOf } from '../reports/profitability/profitability.range.ts';
 import type { Plan } from '../store/schema.ts';
 
 /**
- * The exportable reports (docs/exports.md): one definition each, over the read model. A column
- * is named as the API's record field (camelCase), so an export compares field by field with
- * what the API answers; its kind says how it is written in each format.
+ * The exportable reports (docs/exports.md): one definition each, over the read model. Their
+ * columns are those of export-columns.ts; a report of one entity takes them from the entity's
+ * declaration (src/entities/).
  */
-export type ColumnKind =
-  | 'uuid'
-  | 'text'
-  | 'integer'
-  | 'boolean'
-  | 'date'
-  | 'timestamp'
-  /** An amount: the currency's scale in text formats, DECIMAL(18,4) in Parquet. */
-  | 'money'
-  /** A rate or price: the currency's scale, more decimals kept when they are not zeros. */
-  | 'rate'
-  /** A plain decimal without trailing zeros (quantity, tax rate, exchange rate). */
-  | 'decimal'
-  /** A decimal already at its scale (marginPercent). */
-  | 'fixed'
-  /** A list of names: joined with ';' in text formats, a LIST in Parquet. */
-  | 'names';
-
-export interface ExportColumn {
-  /** The API's field name; also the column's name in every format. */
-  name: string;
-  /** SQL over the report's FROM. */
-  sql: string;
-  kind: ColumnKind;
-  /** Money and rates: the SQL of the currency they are in. */
-  currency?: string;
-}
-
 export interface ExportParams {
   workspaceId: string;
   /** The workspace's plan: a Studio workspace's exports leave out draft bills (decisions 2). */
@@ -118,29 +97,7 @@ const invoices: ExportReport = {
   name: 'invoices',
   dateMeaning: 'issue date',
   access: FINALIZED,
-  columns: [
-    col('id', 'r.id', 'uuid'),
-    col('orgId', 'r.workspace_id', 'uuid'),
-    col('clientId', 'r.client_id', 'uuid'),
-    col('number', 'r.number', 'text'),
-    col('billToName', 'r.bill_to_name', 'text'),
-    col('notes', 'r.notes', 'text'),
-    col('currency', 'r.currency', 'text'),
-    col('status', 'r.status', 'text'),
-    col('paymentStatus', 'r.payment_status', 'text'),
-    col('subtotal', 'r.subtotal', 'money', 'r.currency'),
-    col('discountAmount', 'r.discount_amount', 'money', 'r.currency'),
-    col('total', 'r.total', 'money', 'r.currency'),
-    col('amountPaid', 'r.amount_paid', 'money', 'r.currency'),
-    col('taxRate', 'r.tax_rate', 'decimal'),
-    col('issueDate', 'r.issue_date', 'date'),
-    col('dueDate', 'r.due_date', 'date'),
-    col('sentAt', 'r.sent_at', 'timestamp'),
-    col('paidAt', 'r.paid_at', 'timestamp'),
-    col('createdAt', 'r.created_at', 'timestamp'),
-    col('updatedAt', 'r.updated_at', 'timestamp'),
-    col('deletedAt', 'r.deleted_at', 'timestamp'),
-  ],
+  columns: entityColumns(invoiceEntity),
   source: (p, params) => ({
     from: 'invoices r',
     where: [ws(params, p), 'r.deleted_at IS NULL', ...dateRange(params, p, 'r.issue_date')],
@@ -153,24 +110,7 @@ const timeEntries: ExportReport = {
   name: 'time-entries',
   dateMeaning: 'entry date',
   access: FINALIZED,
-  columns: [
-    col('id', 'r.id', 'uuid'),
-    col('orgId', 'r.workspace_id', 'uuid'),
-    col('userId', 'r.user_id', 'uuid'),
-    col('projectId', 'r.project_id', 'uuid'),
-    col('taskId', 'r.task_id', 'uuid'),
-    col('invoiceId', 'r.invoice_id', 'uuid'),
-    col('durationSeconds', 'r.duration_seconds', 'integer'),
-    col('billable', 'r.billable', 'boolean'),
-    col('isRunning', 'r.is_running', 'boolean'),
-    col('note', 'r.note', 'text'),
-    col('entryDate', 'r.entry_date', 'date'),
-    col('startedAt', 'r.started_at', 'timestamp'),
-    col('stoppedAt', 'r.stopped_at', 'timestamp'),
-    col('createdAt', 'r.created_at', 'timestamp'),
-    col('updatedAt', 'r.updated_at', 'timestamp'),
-    col('deletedAt', 'r.deleted_at', 'timestamp'),
-  ],
+  columns: entityColumns(timeEntryEntity),
   source: (p, params) => ({
     from: 'time_entries r',
     where: [ws(params, p), 'r.deleted_at IS NULL', ...dateRange(params, p, 'r.entry_date')],
@@ -184,70 +124,26 @@ const bills: ExportReport = {
   name: 'bills',
   dateMeaning: 'service period (bills whose period overlaps the range, as GET /team-payouts/bills)',
   access: FINALIZED,
-  columns: [
-    col('id', 'b.id', 'uuid'),
-    col('payeeId', 'b.payee_id', 'uuid'),
-    col('userId', 'p.user_id', 'uuid'),
-    col('number', 'b.number', 'text'),
-    col('status', 'b.status', 'text'),
-    col('paymentStatus', 'f.payment_status', 'text'),
-    col('revision', 'b.revision', 'integer'),
-    col('currency', 'b.currency', 'text'),
-    col('total', 'f.total', 'money', 'b.currency'),
-    col('amountPaid', 'f.amount_paid', 'money', 'b.currency'),
-    col('remaining', 'f.remaining', 'money', 'b.currency'),
-    col('subtotal', 'f.subtotal', 'money', 'b.currency'),
-    col('adjustmentTotal', 'f.adjustment_total', 'money', 'b.currency'),
-    col('serviceFrom', 'b.service_from', 'date'),
-    col('serviceTo', 'b.service_to', 'date'),
-    col('issueDate', 'b.issue_date', 'date'),
-    col('dueDate', 'b.due_date', 'date'),
-    col('createdAt', 'b.created_at', 'timestamp'),
-    col('updatedAt', 'b.updated_at', 'timestamp'),
-    col('approvedAt', 'b.approved_at', 'timestamp'),
-    col('deletedAt', 'b.deleted_at', 'timestamp'),
-    col('note', 'b.note', 'text'),
-    col('voidReason', 'b.void_reason', 'text'),
-    col('lineGroupBy', 'b.line_group_by', 'text'),
-    col('showProjectName', 'b.show_project_name', 'boolean'),
-    col('showTaskName', 'b.show_task_name', 'boolean'),
-  ],
+  columns: entityColumns(billEntity),
   source: (p, params) => ({
-    from: `team_bills b JOIN team_bill_figures f ON f.bill_id = b.id
-      JOIN payees p ON p.id = b.payee_id`,
+    from: `team_bills r JOIN team_bill_figures f ON f.bill_id = r.id
+      JOIN payees p ON p.id = r.payee_id`,
     where: [
-      ws(params, p, 'b.workspace_id'),
-      'b.deleted_at IS NULL',
-      ...noDrafts(p),
-      ...servicePeriodOverlaps(params, p),
+      ws(params, p),
+      'r.deleted_at IS NULL',
+      ...noDrafts(p, 'r'),
+      ...servicePeriodOverlaps(params, p, 'r'),
     ],
   }),
-  orderBy: 'b.number, b.id',
-  journal: { table: 'team_bills', key: 'CAST(b.id AS VARCHAR)' },
+  orderBy: 'r.number, r.id',
+  journal: { table: 'team_bills', key: 'CAST(r.id AS VARCHAR)' },
 };
 
 const billLines: ExportReport = {
   name: 'bill-lines',
   dateMeaning: "the bill's service period (the lines of the bills export for the same range)",
   access: FINALIZED,
-  columns: [
-    col('id', 'l.id', 'uuid'),
-    col('billId', 'l.bill_id', 'uuid'),
-    col('billNumber', 'b.number', 'text'),
-    col('currency', 'b.currency', 'text'),
-    col('position', 'l.position', 'integer'),
-    col('kind', 'l.kind', 'text'),
-    col('description', 'l.description', 'text'),
-    col('timeEntryId', 'l.time_entry_id', 'uuid'),
-    col('projectId', 'l.project_id', 'uuid'),
-    col('taskId', 'l.task_id', 'uuid'),
-    col('workDate', 'l.work_date', 'date'),
-    col('durationSeconds', 'l.duration_seconds', 'integer'),
-    col('hourlyRate', 'l.hourly_rate', 'rate', 'b.currency'),
-    col('amount', 'l.amount', 'money', 'b.currency'),
-    col('quantity', 'l.quantity', 'decimal'),
-    col('unitPrice', 'l.unit_price', 'rate', 'b.currency'),
-  ],
+  columns: entityColumns(billLineEntity),
   source: (p, params) => ({
     from: 'team_bill_lines l JOIN team_bills b ON b.id = l.bill_id',
     where: [
@@ -265,26 +161,7 @@ const payments: ExportReport = {
   name: 'payments',
   dateMeaning: 'paid date',
   access: FINALIZED,
-  columns: [
-    col('id', 'r.id', 'uuid'),
-    col('payeeId', 'r.payee_id', 'uuid'),
-    col('userId', 'p.user_id', 'uuid'),
-    col('currency', 'r.currency', 'text'),
-    col('amount', 'r.amount', 'money', 'r.currency'),
-    col('paidDate', 'r.paid_date', 'date'),
-    col('method', 'r.method', 'text'),
-    col('savedMethodId', 'r.saved_method_id', 'uuid'),
-    col('reference', 'r.reference', 'text'),
-    col('note', 'r.note', 'text'),
-    col('status', 'r.status', 'text'),
-    col('createdAt', 'r.created_at', 'timestamp'),
-    col('reversedAt', 'r.reversed_at', 'timestamp'),
-    col('reversalReason', 'r.reversal_reason', 'text'),
-    col('settlementCurrency', 'r.settlement_currency', 'text'),
-    col('settlementAmount', 'r.settlement_amount', 'money', 'r.settlement_currency'),
-    col('exchangeRate', 'r.exchange_rate', 'decimal'),
-    col('settlementMode', 'r.settlement_mode', 'text'),
-  ],
+  columns: entityColumns(paymentEntity),
   source: (p, params) => ({
     from: 'team_payments r JOIN payees p ON p.id = r.payee_id',
     where: [ws(params, p), 'r.deleted_at IS NULL', ...dateRange(params, p, 'r.paid_date')],
@@ -298,18 +175,7 @@ const allocations: ExportReport = {
   name: 'allocations',
   dateMeaning: "the payment's paid date",
   access: FINALIZED,
-  columns: [
-    col('paymentId', 'a.payment_id', 'uuid'),
-    col('billId', 'a.bill_id', 'uuid'),
-    col('number', 'b.number', 'text'),
-    col('position', 'a.position', 'integer'),
-    col('paidDate', 'r.paid_date', 'date'),
-    col('paymentStatus', 'r.status', 'text'),
-    col('currency', 'b.currency', 'text'),
-    col('amount', 'a.amount', 'money', 'b.currency'),
-    col('cashAmount', 'a.cash_amount', 'money', 'a.cash_currency'),
-    col('cashCurrency', 'a.cash_currency', 'text'),
-  ],
+  columns: entityColumns(allocationEntity),
   source: (p, params) => ({
     from: `team_payment_allocations a JOIN team_payments r ON r.id = a.payment_id
       JOIN team_bills b ON b.id = a.bill_id`,

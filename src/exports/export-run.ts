@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { z } from 'zod';
-import { storableDate } from '../stored-values.ts';
+import { isoDate, uuid } from '../value-schemas.ts';
 import type { ReadModel } from '../readmodel/read-model.ts';
 import { monthOf } from '../reports/profitability/profitability.range.ts';
 import type { Plan } from '../store/schema.ts';
@@ -35,9 +34,6 @@ import { MANIFEST_FILE, MANIFEST_VERSION, type Manifest, type ManifestFile } fro
 
 /** Bad input to an export (report, format, dates, workspace): one sentence for a person. */
 export class ExportInputError extends Error {}
-
-const isoDate = storableDate();
-const uuid = z.uuid();
 
 export interface ExportRequest {
   report: ExportReport;

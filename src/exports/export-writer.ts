@@ -6,7 +6,8 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { SqlParams } from '../readmodel/sql-params.ts';
 import { currencyScale } from '../money/currencies.ts';
 import { Money } from '../money/money.ts';
-import type { ExportColumn, ExportParams, ExportReport } from './export-reports.ts';
+import type { ExportColumn } from './export-columns.ts';
+import type { ExportParams, ExportReport } from './export-reports.ts';
 
 export const EXPORT_FORMATS = ['csv', 'ndjson', 'parquet'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];

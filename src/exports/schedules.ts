@@ -2,8 +2,8 @@ import { hostname } from 'node:os';
 import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { storableDate } from '../stored-values.ts';
 import { processRuns } from '../processes.ts';
+import { isoDate } from '../value-schemas.ts';
 import type { ReadModel } from '../readmodel/read-model.ts';
 import type { ReadModelStatus } from '../readmodel/read-model-status.ts';
 import { CronError, latestBetween, nextAfter, parseCron, type Cron } from './cron.ts';
@@ -14,8 +14,6 @@ import { MANIFEST_FILE, readManifest, type JournalPosition } from './manifest.ts
 
 /** A schedules file that cannot be used: one line naming the schedule and field. */
 export class ScheduleConfigError extends Error {}
-
-const date = storableDate('must be a date (YYYY-MM-DD)');
 
 /** Ranges relative to the scheduled time (its UTC date). */
 export const RELATIVE_RANGES = ['all', 'previous-day', 'previous-month', 'current-month'] as const;
@@ -34,8 +32,8 @@ const scheduleSchema = z
     out: z.string().min(1),
     mode: z.enum(['full', 'incremental']).default('full'),
     range: z.enum(RELATIVE_RANGES).optional(),
-    from: date.optional(),
-    to: date.optional(),
+    from: isoDate.optional(),
+    to: isoDate.optional(),
   })
   .strict();
 

@@ -1,6 +1,7 @@
 import type { Writable } from 'node:stream';
 import { z } from 'zod';
-import { isoDate as isoDateSchema, planSchema, SNAPSHOT_VERSION } from './records.ts';
+import { snapshotDate as isoDateSchema } from '../value-schemas.ts';
+import { planSchema, SNAPSHOT_VERSION } from './records.ts';
 import { BASE_CURRENCY } from './generator/amounts.ts';
 import { BillWriter, planBill } from './generator/bills.ts';
 import { monthsUpTo, parseDay, type Month } from './generator/calendar.ts';

@@ -1,15 +1,14 @@
 import { z } from 'zod';
-import { isKnownCurrency } from '../money/currencies.ts';
 import { currencyScale } from '../money/currencies.ts';
 import { decimalTextProblem, decimalTextSign, parseDecimal, RATE_SCALE } from '../money/money.ts';
+import { NUL_MESSAGE, nulPaths } from '../stored-values.ts';
 import {
-  FIRST_DAY,
-  isStorableDate,
-  isStorableTimestamp,
-  LAST_DAY,
-  NUL_MESSAGE,
-  nulPaths,
-} from '../stored-values.ts';
+  snapshotCurrency as currencyCode,
+  snapshotDate as isoDate,
+  snapshotDecimal as decimalText,
+  snapshotTimestamp as timestamp,
+  snapshotUuid as uuid,
+} from '../value-schemas.ts';
 import {
   BILL_LINE_KINDS,
   BILL_STATUSES,
@@ -32,39 +31,6 @@ import {
  * (references, duplicate ids, amounts in another record's currency) is checked by the
  * importer over the whole file.
  */
-
-const UUID_TEXT = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-export const uuid = z
-  .string()
-  .regex(UUID_TEXT, 'must be a UUID')
-  .transform((s) => s.toLowerCase());
-
-export const isoDate = z
-  .string()
-  .refine(
-    isStorableDate,
-    `must be a date YYYY-MM-DD that exists, from ${FIRST_DAY} to ${LAST_DAY}`,
-  );
-
-const TIMESTAMP_TEXT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})$/;
-export const timestamp = z
-  .string()
-  .refine(
-    (s) => TIMESTAMP_TEXT.test(s) && isStorableTimestamp(s),
-    `must be an ISO 8601 timestamp with a zone, from ${FIRST_DAY} to ${LAST_DAY} UTC`,
-  )
-  .transform((s) => new Date(s).toISOString());
-
-export const currencyCode = z
-  .string()
-  .refine((c) => isKnownCurrency(c), 'must be an ISO 4217 currency code (upper case)');
-
-/** A decimal string with at most `maxScale` decimals; the currency's scale is checked separately. */
-export const decimalText = (maxScale = RATE_SCALE) =>
-  z.string().superRefine((text, ctx) => {
-    const reason = decimalTextProblem(text, maxScale);
-    if (reason !== undefined) ctx.addIssue({ code: 'custom', message: reason });
-  });
 
 const nonNegative = (maxScale = RATE_SCALE) =>
   decimalText(maxScale).refine((t) => decimalTextSign(t) >= 0, 'must not be negative');

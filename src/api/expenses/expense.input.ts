@@ -1,21 +1,15 @@
 import { z } from 'zod';
-import {
-  dateInput,
-  decimalInput,
-  optionalText,
-  parseBody,
-  requiredText,
-  uuidInput,
-} from '../write-body.ts';
+import { decimalInput, optionalText, parseBody, requiredText } from '../write-body.ts';
+import { isoDate, uuid } from '../../value-schemas.ts';
 import { EXPENSE_CATEGORIES } from '../../value-sets.ts';
 
 const fields = {
-  clientId: uuidInput,
+  clientId: uuid,
   description: requiredText(1000),
   // The scale is checked against the expense's currency once the client is known.
   amount: decimalInput().refine((v) => /[1-9]/.test(v) && !v.startsWith('-'), 'must be above 0'),
-  expenseDate: dateInput,
-  projectId: uuidInput.nullable().optional(),
+  expenseDate: isoDate,
+  projectId: uuid.nullable().optional(),
   category: z
     .enum(EXPENSE_CATEGORIES, { error: `must be one of ${EXPENSE_CATEGORIES.join(', ')}` })
     .optional(),

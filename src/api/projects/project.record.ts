@@ -1,14 +1,8 @@
 import { z } from 'zod';
 import type { Caller } from '../caller.ts';
 import { decimal, money, rate, text, timestamp } from '../record-values.ts';
-import {
-  decimalText,
-  isoDate,
-  isoTimestamp,
-  moneyText,
-  timestamps,
-  uuid,
-} from '../schema-parts.ts';
+import { timestamps } from '../schema-parts.ts';
+import { decimalText, isoDate, isoTimestamp, moneyText, uuid } from '../../value-schemas.ts';
 import { PROJECT_STATUSES, RATE_TYPES } from '../../value-sets.ts';
 
 /**

@@ -1,12 +1,6 @@
 import { z } from 'zod';
-import {
-  dateInput,
-  decimalInput,
-  optionalText,
-  parseBody,
-  requiredText,
-  uuidInput,
-} from '../write-body.ts';
+import { decimalInput, optionalText, parseBody, requiredText } from '../write-body.ts';
+import { isoDate, uuid } from '../../value-schemas.ts';
 import { TASK_PRIORITIES, TASK_STATUSES } from '../../value-sets.ts';
 
 const fields = {
@@ -22,7 +16,7 @@ const fields = {
     .nullable()
     .optional(),
   assigneeIds: z
-    .array(uuidInput, { error: 'must be a list of user ids' })
+    .array(uuid, { error: 'must be a list of user ids' })
     .max(50, 'takes at most 50 assignees')
     .transform((ids) => [...new Set(ids)])
     .optional(),
@@ -33,15 +27,15 @@ const fields = {
     .max(50, 'takes at most 50 tags')
     .transform((tags) => [...new Set(tags)])
     .optional(),
-  startDate: dateInput.nullable().optional(),
-  dueDate: dateInput.nullable().optional(),
-  endDate: dateInput.nullable().optional(),
+  startDate: isoDate.nullable().optional(),
+  dueDate: isoDate.nullable().optional(),
+  endDate: isoDate.nullable().optional(),
 };
 
 /** POST /tasks body: `projectId` and `name` required (api-v1, decisions 4 and 6). */
-export const taskCreateInput = z.object({ projectId: uuidInput, ...fields });
+export const taskCreateInput = z.object({ projectId: uuid, ...fields });
 /** PATCH /tasks/{id} body: every field optional. */
-export const taskUpdateInput = z.object({ projectId: uuidInput.optional(), ...fields }).partial();
+export const taskUpdateInput = z.object({ projectId: uuid.optional(), ...fields }).partial();
 
 export type TaskCreateInput = z.output<typeof taskCreateInput>;
 export type TaskUpdateInput = z.output<typeof taskUpdateInput>;

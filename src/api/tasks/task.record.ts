@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { bool, decimal, strings, text, timestamp } from '../record-values.ts';
-import { decimalText, isoDate, timestamps, uuid } from '../schema-parts.ts';
+import { timestamps } from '../schema-parts.ts';
+import { decimalText, isoDate, uuid } from '../../value-schemas.ts';
 import { TASK_PRIORITIES, TASK_STATUSES } from '../../value-sets.ts';
 
 /** A task as the API answers it (api-v1 "Task", decisions 4). */

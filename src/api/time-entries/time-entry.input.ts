@@ -1,23 +1,17 @@
 import { z } from 'zod';
 import { durationConflict, validationFailed } from '../errors.ts';
-import {
-  dateInput,
-  integerInput,
-  optionalText,
-  parseBody,
-  timestampInput,
-  uuidInput,
-} from '../write-body.ts';
+import { integerInput, optionalText, parseBody } from '../write-body.ts';
+import { isoDate, isoTimestamp, uuid } from '../../value-schemas.ts';
 import { entryLengthProblem, parseDuration } from './duration.ts';
 
 // Ids are compared with the stored ones, which PostgreSQL answers in lower case.
-const id = uuidInput.transform((v) => v.toLowerCase());
+const id = uuid.transform((v) => v.toLowerCase());
 
 /**
  * An instant of `startTime`/`endTime`. A JS Date holds milliseconds, so a finer digit that is
  * not zero would be dropped without a word: refused instead.
  */
-const instant = timestampInput
+const instant = isoTimestamp
   .refine((v) => !/\.\d{3}\d*[1-9]/.test(v), 'must not be more precise than milliseconds')
   .transform((v) => new Date(v));
 
@@ -35,7 +29,7 @@ const duration = z
 /** The body of PATCH /time-entries/{id} (api-v1 "Time entry"), also for the OpenAPI document; unknown fields are ignored. */
 export const timeEntryUpdateInput = z.object({
   projectId: id.optional(),
-  entryDate: dateInput.optional(),
+  entryDate: isoDate.optional(),
   userId: id.optional(),
   taskId: id.nullable().optional(),
   durationSeconds: integerInput.optional(),

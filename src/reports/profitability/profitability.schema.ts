@@ -1,10 +1,8 @@
 import { z } from 'zod';
-import { storableDate } from '../../stored-values.ts';
+import { currencyCode, isoDate, moneyText as money, uuid } from '../../value-schemas.ts';
 
 // Money is a decimal string with exactly the currency's scale ("150.00", JPY "150",
 // KWD "1.500"); never a JSON number (api-v1 conventions, decisions 9).
-const money = z.string().regex(/^-?\d+(\.\d+)?$/, 'must be a decimal string');
-const currencyCode = z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code');
 const count = z.int().nonnegative();
 
 /** The metric names, in the order every list of them follows (decisions 4). */
@@ -40,10 +38,10 @@ export const profitabilityLinks = z.object({
 
 /** One metrics row: the summary, a member or a member's project (decisions 8). */
 export const profitabilityRowSchema = z.object({
-  userId: z.uuid().nullable(),
-  payeeId: z.uuid().nullable(),
+  userId: uuid.nullable(),
+  payeeId: uuid.nullable(),
   name: z.string().nullable(),
-  projectId: z.uuid().nullable(),
+  projectId: uuid.nullable(),
   projectName: z.string().nullable(),
   billedNet: money,
   collectedNet: money,
@@ -75,8 +73,8 @@ const nativeSum = z.object({ currency: currencyCode, amount: money });
 
 /** `data` of GET /team-payouts/profitability (api-v1 "Team profitability", decisions 8 and 9). */
 export const profitabilitySchema = z.object({
-  from: z.iso.date(),
-  to: z.iso.date(),
+  from: isoDate,
+  to: isoDate,
   view: z.literal('work'),
   baseCurrency: currencyCode,
   page: z.int().positive(),
@@ -97,10 +95,10 @@ export const profitabilitySchema = z.object({
   ),
   fxRates: z.array(
     z.object({
-      id: z.uuid(),
+      id: uuid,
       fromCurrency: currencyCode,
       toCurrency: currencyCode,
-      effectiveFrom: z.iso.date(),
+      effectiveFrom: isoDate,
       createdAt: z.iso.datetime(),
       used: z.boolean(),
       /** The rate as given, without trailing zeros ("0.92"). */
@@ -114,7 +112,6 @@ export type ProfitabilityMember = z.infer<typeof profitabilityMemberSchema>;
 export type Profitability = z.infer<typeof profitabilitySchema>;
 
 // strictQuery has refused repeated parameters already: each value here is one string.
-const date = storableDate('must be a date (YYYY-MM-DD)');
 // Any 8-4-4-4-12 hex id, as the importer accepts (not only RFC 4122 versions).
 const id = z.guid({ error: 'must be a UUID' }).transform((v) => v.toLowerCase());
 const wholeNumber = (min: number, max: number) => {
@@ -132,8 +129,8 @@ const wholeNumber = (min: number, max: number) => {
  * zone, `page` to 1, `perPage` to 25; `view` takes `work` only (decisions 4).
  */
 export const profitabilityQuery = z.object({
-  from: date.optional(),
-  to: date.optional(),
+  from: isoDate.optional(),
+  to: isoDate.optional(),
   userId: id.optional(),
   projectId: id.optional(),
   clientId: id.optional(),

@@ -1,8 +1,10 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { z } from 'zod';
-import { storableDate } from '../../stored-values.ts';
-import { bool, decimal, integer, money, rate, text, timestamp } from '../../api/record-values.ts';
-import { currencyCode, isoDate, isoTimestamp, moneyText, uuid } from '../../api/schema-parts.ts';
+import { text } from '../../api/record-values.ts';
+import { rowToRecord, selectColumns } from '../../api/entity-record.ts';
+import { billLineEntity } from '../../entities/bill-line.entity.ts';
+import { billEntity } from '../../entities/bill.entity.ts';
+import { isoDate } from '../../value-schemas.ts';
 import { sortKeys } from '../../api/list-filters.ts';
 import type { Caller } from '../../api/caller.ts';
 import type { ListEndpoint } from '../../api/list/list-endpoint.ts';
@@ -11,56 +13,12 @@ import { SqlParams } from '../../readmodel/sql-params.ts';
 import { todayIn } from '../../time/calendar.ts';
 import { links, linksRecord } from './links.ts';
 import { PAYMENT_COLUMNS, PAYMENT_FROM, paymentRecord, paymentRecords } from './payments.ts';
-import { BILL_LINE_KINDS, BILL_PAYMENT_STATUSES, BILL_STATUSES } from '../../value-sets.ts';
+import { BILL_PAYMENT_STATUSES, BILL_STATUSES } from '../../value-sets.ts';
 import { readAll } from '../../readmodel/read-all.ts';
 
-const billLine = z.object({
-  id: uuid,
-  kind: z.enum(BILL_LINE_KINDS),
-  description: z.string().nullable(),
-  timeEntryId: uuid.nullable(),
-  projectId: uuid.nullable(),
-  taskId: uuid.nullable(),
-  workDate: isoDate.nullable(),
-  durationSeconds: z.int().nullable(),
-  hourlyRate: moneyText.nullable(),
-  amount: moneyText,
-  quantity: z.string().nullable(),
-  unitPrice: moneyText.nullable(),
-  sourceSnapshot: z.unknown().nullable(),
-});
-
 /** A team bill as the API answers it (api-v1 "Team bill", decisions 7 "Bill amounts"). */
-export const billRecord = z.object({
-  id: uuid,
-  payeeId: uuid,
-  userId: uuid,
-  number: z.string(),
-  status: z.enum(BILL_STATUSES),
-  paymentStatus: z.enum(BILL_PAYMENT_STATUSES),
-  revision: z.int(),
-  currency: currencyCode,
-  total: moneyText,
-  amountPaid: moneyText,
-  remaining: moneyText,
-  subtotal: moneyText,
-  adjustmentTotal: moneyText,
-  serviceFrom: isoDate.nullable(),
-  serviceTo: isoDate.nullable(),
-  issueDate: isoDate.nullable(),
-  dueDate: isoDate.nullable(),
-  createdAt: isoTimestamp,
-  updatedAt: isoTimestamp,
-  approvedAt: isoTimestamp.nullable(),
-  deletedAt: isoTimestamp.nullable(),
-  note: z.string().nullable(),
-  voidReason: z.string().nullable(),
-  payeeSnapshot: z.unknown().nullable(),
-  agencySnapshot: z.unknown().nullable(),
-  lineGroupBy: z.string().nullable(),
-  showProjectName: z.boolean(),
-  showTaskName: z.boolean(),
-  lines: z.array(billLine),
+export const billRecord = billEntity.record.extend({
+  lines: z.array(billLineEntity.record),
   payments: z.array(paymentRecord),
   links: linksRecord,
 });
@@ -78,16 +36,14 @@ export const BILL_SORT_FIELDS = [
   'updatedAt',
 ] as const;
 
-const date = storableDate('must be a date (YYYY-MM-DD)');
-
 /** GET /team-payouts/bills query (api-v1); strict. */
 export const billListQuery = listQuery(BILL_SORT_FIELDS, {
   payeeId: once(z.uuid()).optional(),
   currency: once(z.string().transform((v) => v.toUpperCase())).optional(),
   clientId: once(z.uuid()).optional(),
   projectId: once(z.uuid()).optional(),
-  from: once(date).optional(),
-  to: once(date).optional(),
+  from: once(isoDate).optional(),
+  to: once(isoDate).optional(),
   status: once(z.enum(BILL_STATUSES)).optional(),
   paymentStatus: once(z.enum(BILL_PAYMENT_STATUSES)).optional(),
   outstandingOnly: booleanText.optional(),
@@ -95,24 +51,13 @@ export const billListQuery = listQuery(BILL_SORT_FIELDS, {
 });
 export type BillListQuery = z.output<typeof billListQuery>;
 
-const BILL_COLUMNS = `r.id, r.payee_id, p.user_id, r.number, r.status, f.payment_status, r.revision,
-  r.currency, CAST(f.total AS VARCHAR) AS total, CAST(f.amount_paid AS VARCHAR) AS amount_paid,
-  CAST(f.remaining AS VARCHAR) AS remaining, CAST(f.subtotal AS VARCHAR) AS subtotal,
-  CAST(f.adjustment_total AS VARCHAR) AS adjustment_total,
-  CAST(r.service_from AS VARCHAR) AS service_from, CAST(r.service_to AS VARCHAR) AS service_to,
-  CAST(r.issue_date AS VARCHAR) AS issue_date, CAST(r.due_date AS VARCHAR) AS due_date,
-  r.created_at, r.updated_at, r.approved_at, r.deleted_at, r.note, r.void_reason,
-  CAST(r.payee_snapshot AS VARCHAR) AS payee_snapshot,
-  CAST(r.agency_snapshot AS VARCHAR) AS agency_snapshot, r.line_group_by, r.show_project_name,
-  r.show_task_name`;
+const BILL_COLUMNS = selectColumns(billEntity);
 
 const BILL_FROM = `team_bills r JOIN team_bill_figures f ON f.bill_id = r.id
   JOIN payees p ON p.id = r.payee_id`;
 
-const json = (value: unknown): unknown => {
-  const t = text(value);
-  return t === null ? null : (JSON.parse(t) as unknown);
-};
+const billFields = rowToRecord(billEntity);
+const lineFields = rowToRecord(billLineEntity);
 
 /** Bill records of a page of bill rows, with their lines and payments (two more queries). */
 async function billRecords(
@@ -127,12 +72,8 @@ async function billRecords(
   const lines = (
     await readAll(
       connection,
-      `SELECT id, bill_id, kind, description, time_entry_id, project_id, task_id,
-         CAST(work_date AS VARCHAR) AS work_date, duration_seconds,
-         CAST(hourly_rate AS VARCHAR) AS hourly_rate, CAST(amount AS VARCHAR) AS amount,
-         CAST(quantity AS VARCHAR) AS quantity, CAST(unit_price AS VARCHAR) AS unit_price,
-         CAST(source_snapshot AS VARCHAR) AS source_snapshot
-       FROM team_bill_lines WHERE ${ofBills} ORDER BY position, id`,
+      `SELECT l.bill_id, ${selectColumns(billLineEntity)}
+       FROM team_bill_lines l WHERE ${ofBills} ORDER BY l.position, l.id`,
       params.values,
     )
   ).getRowObjectsJS();
@@ -152,53 +93,9 @@ async function billRecords(
     const id = text(row.id)!;
     const currency = text(row.currency)!;
     const payeeId = text(row.payee_id)!;
-    const amount = (value: unknown) => money(value, currency)!;
     return {
-      id,
-      payeeId,
-      userId: text(row.user_id)!,
-      number: text(row.number)!,
-      status: text(row.status) as BillRecord['status'],
-      paymentStatus: text(row.payment_status) as BillRecord['paymentStatus'],
-      revision: integer(row.revision)!,
-      currency,
-      total: amount(row.total),
-      amountPaid: amount(row.amount_paid),
-      remaining: amount(row.remaining),
-      subtotal: amount(row.subtotal),
-      adjustmentTotal: amount(row.adjustment_total),
-      serviceFrom: text(row.service_from),
-      serviceTo: text(row.service_to),
-      issueDate: text(row.issue_date),
-      dueDate: text(row.due_date),
-      createdAt: timestamp(row.created_at)!,
-      updatedAt: timestamp(row.updated_at)!,
-      approvedAt: timestamp(row.approved_at),
-      deletedAt: timestamp(row.deleted_at),
-      note: text(row.note),
-      voidReason: text(row.void_reason),
-      payeeSnapshot: json(row.payee_snapshot),
-      agencySnapshot: json(row.agency_snapshot),
-      lineGroupBy: text(row.line_group_by),
-      showProjectName: bool(row.show_project_name),
-      showTaskName: bool(row.show_task_name),
-      lines: lines
-        .filter((l) => text(l.bill_id) === id)
-        .map((l) => ({
-          id: text(l.id)!,
-          kind: text(l.kind) as (typeof BILL_LINE_KINDS)[number],
-          description: text(l.description),
-          timeEntryId: text(l.time_entry_id),
-          projectId: text(l.project_id),
-          taskId: text(l.task_id),
-          workDate: text(l.work_date),
-          durationSeconds: integer(l.duration_seconds),
-          hourlyRate: rate(l.hourly_rate, currency),
-          amount: amount(l.amount),
-          quantity: decimal(l.quantity),
-          unitPrice: rate(l.unit_price, currency),
-          sourceSnapshot: json(l.source_snapshot),
-        })),
+      ...billFields(row),
+      lines: lines.filter((l) => text(l.bill_id) === id).map((l) => lineFields(l, { currency })),
       payments: payments.filter((_, i) => text(paymentRows[i]!.for_bill) === id),
       links: links(`/app/team-payouts/bills/${id}`, { payeeId }),
     };

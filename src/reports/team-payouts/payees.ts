@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { z } from 'zod';
 import { money, rate, text, timestamp } from '../../api/record-values.ts';
-import { currencyCode, isoDate, isoTimestamp, moneyText, uuid } from '../../api/schema-parts.ts';
+import { currencyCode, isoDate, isoTimestamp, moneyText, uuid } from '../../value-schemas.ts';
 import { sortKeys } from '../../api/list-filters.ts';
 import type { Caller } from '../../api/caller.ts';
 import type { ListEndpoint } from '../../api/list/list-endpoint.ts';

@@ -1,47 +1,20 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { z } from 'zod';
-import { decimal, money, text, timestamp } from '../../api/record-values.ts';
-import { currencyCode, isoDate, isoTimestamp, moneyText, uuid } from '../../api/schema-parts.ts';
+import { text } from '../../api/record-values.ts';
+import { rowToRecord, selectColumns } from '../../api/entity-record.ts';
+import { allocationEntity } from '../../entities/allocation.entity.ts';
+import { paymentEntity } from '../../entities/payment.entity.ts';
 import { sortKeys } from '../../api/list-filters.ts';
 import type { Caller } from '../../api/caller.ts';
 import type { ListEndpoint } from '../../api/list/list-endpoint.ts';
 import { limitParam, cursorParam, once, sortParam } from '../../api/list/list-query.ts';
 import { SqlParams } from '../../readmodel/sql-params.ts';
 import { links, linksRecord } from './links.ts';
-import { PAYMENT_STATUSES } from '../../value-sets.ts';
 import { readAll } from '../../readmodel/read-all.ts';
 
 /** A team payment as the API answers it (api-v1 "Team payment", decisions 4). */
-export const paymentRecord = z.object({
-  id: uuid,
-  payeeId: uuid,
-  userId: uuid,
-  currency: currencyCode,
-  amount: moneyText,
-  paidDate: isoDate,
-  method: z.string(),
-  savedMethodId: uuid.nullable(),
-  reference: z.string().nullable(),
-  note: z.string().nullable(),
-  status: z.enum(PAYMENT_STATUSES),
-  createdAt: isoTimestamp,
-  reversedAt: isoTimestamp.nullable(),
-  reversalReason: z.string().nullable(),
-  settlementCurrency: currencyCode.nullable(),
-  settlementAmount: moneyText.nullable(),
-  exchangeRate: z.string().nullable(),
-  settlementMode: z.string(),
-  allocations: z.array(
-    z.object({
-      billId: uuid,
-      number: z.string(),
-      currency: currencyCode,
-      amount: moneyText,
-      cashAmount: moneyText.nullable(),
-      cashCurrency: currencyCode.nullable(),
-      links: linksRecord,
-    }),
-  ),
+export const paymentRecord = paymentEntity.record.extend({
+  allocations: z.array(allocationEntity.record.extend({ links: linksRecord })),
   links: linksRecord,
 });
 export type PaymentRecord = z.infer<typeof paymentRecord>;
@@ -57,13 +30,12 @@ export const paymentListQuery = z.object({
 });
 export type PaymentListQuery = z.output<typeof paymentListQuery>;
 
-export const PAYMENT_COLUMNS = `r.id, r.payee_id, p.user_id, r.currency, CAST(r.amount AS VARCHAR) AS amount,
-  CAST(r.paid_date AS VARCHAR) AS paid_date, r.method, r.saved_method_id, r.reference, r.note,
-  r.status, r.created_at, r.reversed_at, r.reversal_reason, r.settlement_currency,
-  CAST(r.settlement_amount AS VARCHAR) AS settlement_amount,
-  CAST(r.exchange_rate AS VARCHAR) AS exchange_rate, r.settlement_mode`;
+export const PAYMENT_COLUMNS = selectColumns(paymentEntity);
 
 export const PAYMENT_FROM = 'team_payments r JOIN payees p ON p.id = r.payee_id';
+
+const paymentFields = rowToRecord(paymentEntity);
+const allocationFields = rowToRecord(allocationEntity);
 
 /** Payment records of a page of payment rows, with their allocations (one more query). */
 export async function paymentRecords(
@@ -76,8 +48,7 @@ export async function paymentRecords(
   const allocations = (
     await readAll(
       connection,
-      `SELECT a.payment_id, a.bill_id, b.number, b.currency, CAST(a.amount AS VARCHAR) AS amount,
-         CAST(a.cash_amount AS VARCHAR) AS cash_amount, a.cash_currency, b.payee_id
+      `SELECT a.payment_id, b.payee_id, ${selectColumns(allocationEntity)}
        FROM team_payment_allocations a JOIN team_bills b ON b.id = a.bill_id
        WHERE ${params.in('a.payment_id', ids, 'UUID')}
        ORDER BY a.position, a.bill_id`,
@@ -87,44 +58,16 @@ export async function paymentRecords(
   return rows.map((row) => {
     const id = text(row.id)!;
     const payeeId = text(row.payee_id)!;
-    const currency = text(row.currency)!;
-    const settlementCurrency = text(row.settlement_currency);
     return {
-      id,
-      payeeId,
-      userId: text(row.user_id)!,
-      currency,
-      amount: money(row.amount, currency)!,
-      paidDate: text(row.paid_date)!,
-      method: text(row.method)!,
-      savedMethodId: text(row.saved_method_id),
-      reference: text(row.reference),
-      note: text(row.note),
-      status: text(row.status) as PaymentRecord['status'],
-      createdAt: timestamp(row.created_at)!,
-      reversedAt: timestamp(row.reversed_at),
-      reversalReason: text(row.reversal_reason),
-      settlementCurrency,
-      settlementAmount:
-        settlementCurrency === null ? null : money(row.settlement_amount, settlementCurrency),
-      exchangeRate: decimal(row.exchange_rate),
-      settlementMode: text(row.settlement_mode)!,
+      ...paymentFields(row),
       allocations: allocations
         .filter((a) => text(a.payment_id) === id)
-        .map((a) => {
-          const billCurrency = text(a.currency)!;
-          const cashCurrency = text(a.cash_currency);
-          const billId = text(a.bill_id)!;
-          return {
-            billId,
-            number: text(a.number)!,
-            currency: billCurrency,
-            amount: money(a.amount, billCurrency)!,
-            cashAmount: cashCurrency === null ? null : money(a.cash_amount, cashCurrency),
-            cashCurrency,
-            links: links(`/app/team-payouts/bills/${billId}`, { payeeId: text(a.payee_id) }),
-          };
-        }),
+        .map((a) => ({
+          ...allocationFields(a),
+          links: links(`/app/team-payouts/bills/${text(a.bill_id)!}`, {
+            payeeId: text(a.payee_id),
+          }),
+        })),
       links: links(`/app/team-payouts/payments/${id}`, { payeeId }),
     };
   });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { integer, money, rate, text } from '../../api/record-values.ts';
-import { currencyCode, isoDate, moneyText, uuid } from '../../api/schema-parts.ts';
+import { currencyCode, isoDate, moneyText, uuid } from '../../value-schemas.ts';
 import type { Caller } from '../../api/caller.ts';
 import type { ListEndpoint } from '../../api/list/list-endpoint.ts';
 import { cursorParam, limitParam, once, sortParam } from '../../api/list/list-query.ts';

@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import { isKnownCurrency } from './money/currencies.ts';
+import { decimalTextProblem, RATE_SCALE } from './money/money.ts';
+import {
+  FIRST_DAY,
+  isStorableDate,
+  isStorableTimestamp,
+  LAST_DAY,
+  storableDate,
+  storableTimestamp,
+} from './stored-values.ts';
+
+// The value primitives of every edge, defined once: the API's records (what it answers), its
+// write bodies and query filters (what it takes), and the snapshot's records (what an import
+// takes). What a store can hold is stored-values.ts; these are the zod schemas over it. The
+// snapshot has variants of its own because its contract differs (shared/spec/workspace-snapshot.md):
+// it takes what other tools write (a UUID in any case and version, a timestamp without seconds
+// or with a `+hhmm` zone) and normalises it, with its own messages.
+
+/** An RFC 9562 UUID, as the API answers and takes ids. */
+export const uuid = z.uuid({ error: 'must be a UUID' });
+
+/** A calendar date `YYYY-MM-DD` that exists, in years 0001-9999. */
+export const isoDate = storableDate('must be a date (YYYY-MM-DD)');
+
+/** An ISO 8601 timestamp with its offset, in years 0001-9999 UTC. */
+export const isoTimestamp = storableTimestamp('must be an ISO 8601 timestamp');
+
+/** A currency code as the API answers it. */
+export const currencyCode = z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code');
+
+/** A decimal as the API answers it (amounts, rates, tax rates): text, never a JSON number. */
+export const decimalText = z.string().regex(/^-?\d+(\.\d+)?$/, 'must be a decimal string');
+/** An amount: a decimal string with its currency's scale. */
+export const moneyText = decimalText;
+
+/**
+ * The rule of every decimal an edge takes as text (`"150"`, `"-3.25"`): no exponent, blanks or
+ * `+`, at most `maxScale` decimals; the issue names what is wrong.
+ */
+export function refineDecimal(maxScale: number) {
+  return (text: string, ctx: z.RefinementCtx): void => {
+    const problem = decimalTextProblem(text, maxScale);
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+  };
+}
+
+const UUID_TEXT = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+/** A snapshot's UUID: any case and version, kept lower-case as PostgreSQL writes it. */
+export const snapshotUuid = z
+  .string()
+  .regex(UUID_TEXT, 'must be a UUID')
+  .transform((s) => s.toLowerCase());
+
+/** A snapshot's date: as `isoDate`, with one message for its form and its range. */
+export const snapshotDate = z
+  .string()
+  .refine(
+    isStorableDate,
+    `must be a date YYYY-MM-DD that exists, from ${FIRST_DAY} to ${LAST_DAY}`,
+  );
+
+const TIMESTAMP_TEXT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})$/;
+/** A snapshot's timestamp: seconds optional, any zone form; kept as ISO 8601 UTC. */
+export const snapshotTimestamp = z
+  .string()
+  .refine(
+    (s) => TIMESTAMP_TEXT.test(s) && isStorableTimestamp(s),
+    `must be an ISO 8601 timestamp with a zone, from ${FIRST_DAY} to ${LAST_DAY} UTC`,
+  )
+  .transform((s) => new Date(s).toISOString());
+
+/** A snapshot's currency: a code the money module knows (its scale is needed for amounts). */
+export const snapshotCurrency = z
+  .string()
+  .refine((c) => isKnownCurrency(c), 'must be an ISO 4217 currency code (upper case)');
+
+/** A snapshot's decimal with at most `maxScale` decimals; a currency's scale is checked apart. */
+export const snapshotDecimal = (maxScale = RATE_SCALE) =>
+  z.string().superRefine(refineDecimal(maxScale));
