@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { documentAs } from '../../api/schema-doc.ts';
 import { storableDate } from '../../stored-values.ts';
 
 // Money is a decimal string with exactly the currency's scale ("150.00", JPY "150",
@@ -119,11 +120,14 @@ const date = storableDate('must be a date (YYYY-MM-DD)');
 const id = z.guid({ error: 'must be a UUID' }).transform((v) => v.toLowerCase());
 const wholeNumber = (min: number, max: number) => {
   const message = `must be a whole number from ${min} to ${max}`;
-  return z
-    .string()
-    .regex(/^\d{1,9}$/, message)
-    .transform(Number)
-    .pipe(z.number().min(min, message).max(max, message));
+  return documentAs(
+    z
+      .string()
+      .regex(/^\d{1,9}$/, message)
+      .transform(Number)
+      .pipe(z.number().min(min, message).max(max, message)),
+    { type: 'integer', minimum: min, maximum: max },
+  );
 };
 
 /**

@@ -6,13 +6,20 @@ import { currencyCode, isoDate, isoTimestamp, moneyText, uuid } from '../../api/
 import { sortKeys } from '../../api/list-filters.ts';
 import type { Caller } from '../../api/caller.ts';
 import type { ListEndpoint } from '../../api/list/list-endpoint.ts';
-import { booleanText, listQuery, once } from '../../api/list/list-query.ts';
+import { booleanText, currencyText, listQuery, once } from '../../api/list/list-query.ts';
 import { SqlParams } from '../../readmodel/sql-params.ts';
 import { todayIn } from '../../time/calendar.ts';
 import { links, linksRecord } from './links.ts';
 import { PAYMENT_COLUMNS, PAYMENT_FROM, paymentRecord, paymentRecords } from './payments.ts';
 import { BILL_LINE_KINDS, BILL_PAYMENT_STATUSES, BILL_STATUSES } from '../../value-sets.ts';
 import { readAll } from '../../readmodel/read-all.ts';
+import { documentAs } from '../../api/schema-doc.ts';
+
+/** A snapshot as the store keeps it: the payee's, agency's or source's fields at the time, as a JSON object. */
+const snapshotObject = documentAs(z.record(z.string(), z.unknown()), {
+  type: 'object',
+  description: 'The fields as they were when the snapshot was taken.',
+});
 
 const billLine = z.object({
   id: uuid,
@@ -27,7 +34,7 @@ const billLine = z.object({
   amount: moneyText,
   quantity: z.string().nullable(),
   unitPrice: moneyText.nullable(),
-  sourceSnapshot: z.unknown().nullable(),
+  sourceSnapshot: snapshotObject.nullable(),
 });
 
 /** A team bill as the API answers it (api-v1 "Team bill", decisions 7 "Bill amounts"). */
@@ -55,8 +62,8 @@ export const billRecord = z.object({
   deletedAt: isoTimestamp.nullable(),
   note: z.string().nullable(),
   voidReason: z.string().nullable(),
-  payeeSnapshot: z.unknown().nullable(),
-  agencySnapshot: z.unknown().nullable(),
+  payeeSnapshot: snapshotObject.nullable(),
+  agencySnapshot: snapshotObject.nullable(),
   lineGroupBy: z.string().nullable(),
   showProjectName: z.boolean(),
   showTaskName: z.boolean(),
@@ -83,7 +90,7 @@ const date = storableDate('must be a date (YYYY-MM-DD)');
 /** GET /team-payouts/bills query (api-v1); strict. */
 export const billListQuery = listQuery(BILL_SORT_FIELDS, {
   payeeId: once(z.uuid()).optional(),
-  currency: once(z.string().transform((v) => v.toUpperCase())).optional(),
+  currency: once(currencyText).optional(),
   clientId: once(z.uuid()).optional(),
   projectId: once(z.uuid()).optional(),
   from: once(date).optional(),
@@ -109,9 +116,9 @@ const BILL_COLUMNS = `r.id, r.payee_id, p.user_id, r.number, r.status, f.payment
 const BILL_FROM = `team_bills r JOIN team_bill_figures f ON f.bill_id = r.id
   JOIN payees p ON p.id = r.payee_id`;
 
-const json = (value: unknown): unknown => {
+const json = (value: unknown): Record<string, unknown> | null => {
   const t = text(value);
-  return t === null ? null : (JSON.parse(t) as unknown);
+  return t === null ? null : (JSON.parse(t) as Record<string, unknown>);
 };
 
 /** Bill records of a page of bill rows, with their lines and payments (two more queries). */
