@@ -46,5 +46,4 @@ export const taskUpdateInput = z.object({ projectId: uuidInput.optional(), ...fi
 export type TaskCreateInput = z.output<typeof taskCreateInput>;
 export type TaskUpdateInput = z.output<typeof taskUpdateInput>;
 
-export const parseTaskCreate = (body: unknown) => parseBody(taskCreateInput, body);
 export const parseTaskUpdate = (body: unknown) => parseBody(taskUpdateInput, body);
