@@ -59,10 +59,12 @@ describe('idempotent creates (decisions 3 and 6)', () => {
               await hook?.();
             },
           );
-        api.post('/test-writes', route(true));
-        api.put('/test-writes', route(true));
-        api.post('/test-writes-other', route(true));
-        api.post('/test-writes-optional', route(false));
+        // Every API route declares who may call it; these take any token.
+        const any = { config: { access: {} } };
+        api.post('/test-writes', any, route(true));
+        api.put('/test-writes', any, route(true));
+        api.post('/test-writes-other', any, route(true));
+        api.post('/test-writes-optional', any, route(false));
       },
       { prefix: API_PREFIX },
     );

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sql, type Kysely, type Transaction } from 'kysely';
+import { z } from 'zod';
 import type { Database } from '../store/schema.ts';
 import {
   idempotencyInProgress,
@@ -8,6 +9,7 @@ import {
   idempotencyKeyReused,
   validationFailed,
 } from './errors.ts';
+import { readInHandler } from './route-schema.ts';
 
 /** How long a stored response is replayed (decisions 6); after that the key counts as new. */
 export const REPLAY_WINDOW_HOURS = 24;
@@ -30,6 +32,42 @@ export interface IdempotencyOptions {
   /** How long to wait for a concurrent request with the same key before answering 409. */
   inProgressWaitMs?: number;
 }
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /**
+     * The body as it was sent (lossless JSON), kept before validation replaces `body` with its
+     * parsed value: two requests are the same write when these are alike.
+     */
+    receivedBody?: unknown;
+  }
+}
+
+/** Keeps the body as sent; the app calls it before validation. */
+export function keepReceivedBody(request: FastifyRequest): void {
+  request.receivedBody = request.body;
+}
+
+/**
+ * The Idempotency-Key header, for the document: runIdempotent reads it (its checks need the
+ * store), so validation passes it through.
+ */
+export function idempotencyKeyHeader(options: { required: boolean }) {
+  const key = z
+    .string()
+    .regex(KEY_FORM)
+    .meta({ description: 'Replays the first response for 24 hours (docs/api.md, Writes).' });
+  return readInHandler(z.object({ 'Idempotency-Key': options.required ? key : key.optional() }));
+}
+
+/** The header of a replayed response, for the document. */
+export const IDEMPOTENT_REPLAYED_HEADER = {
+  'Idempotent-Replayed': {
+    type: 'string',
+    enum: ['true'],
+    description: 'Present when this is the first response to the same key, replayed.',
+  },
+};
 
 /** What a write answers. `body` is serialized once, by the route's response schema if it has one. */
 export interface WriteResult {
@@ -160,7 +198,7 @@ function keyClaim(request: FastifyRequest, key: string): KeyClaim {
     method: request.method,
     // As sent, query string included: a different query is a different request.
     path: request.url,
-    body_sha256: bodySha256(request.body),
+    body_sha256: bodySha256(request.receivedBody),
   };
 }
 

@@ -4,6 +4,7 @@ import { NUL_MESSAGE, nulPaths } from '../stored-values.ts';
 import { refineDecimal } from '../value-schemas.ts';
 import { validationFailed } from './errors.ts';
 import { JsonNumber } from './json-number.ts';
+import { decimalPattern, documentAs } from '../schema-doc.ts';
 
 // Body building blocks of the write endpoints (decisions 6). Bodies come from the lossless
 // JSON parser, so a JSON number arrives as a JsonNumber holding its literal. Ids, dates,
@@ -35,21 +36,24 @@ export function decimalInput(options: { maxScale?: number; numbers?: boolean } =
         error: 'must be a decimal string or number',
       })
     : z.string({ error: 'must be a decimal string such as "150.00"' });
-  return accepted
+  const schema = accepted
     .transform((v) => (v instanceof JsonNumber ? v.text : v))
     .superRefine(refineDecimal(maxScale));
+  const text = { type: 'string', pattern: decimalPattern(maxScale) };
+  return documentAs(schema, options.numbers ? { anyOf: [text, { type: 'number' }] } : text);
 }
 
 /** A whole number written as a JSON number. */
-export const integerInput = z
-  .instanceof(JsonNumber, { error: 'must be a whole number' })
-  .transform((v, ctx) => {
+export const integerInput = documentAs(
+  z.instanceof(JsonNumber, { error: 'must be a whole number' }).transform((v, ctx) => {
     if (!/^-?\d{1,15}$/.test(v.text)) {
       ctx.addIssue({ code: 'custom', message: 'must be a whole number' });
       return z.NEVER;
     }
     return Number(v.text);
-  });
+  }),
+  { type: 'integer' },
+);
 
 /**
  * Parses a write body, or throws 422 `validation_failed` naming each bad field. Text holding

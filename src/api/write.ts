@@ -1,5 +1,4 @@
 import type { Transaction } from 'kysely';
-import { uuid } from '../value-schemas.ts';
 import type { RouteContext } from './route-context.ts';
 import { notFound } from './errors.ts';
 import type { Database } from '../store/schema.ts';
@@ -43,11 +42,4 @@ export async function runUpdate<R, I, T>(
     steps.allow?.(record);
     return steps.write(trx, record, steps.parse());
   });
-}
-
-/** A path id: not a UUID names no record, so it is the same 404 as a missing one. */
-export function recordId(value: string): string {
-  const id = uuid.safeParse(value);
-  if (!id.success) throw notFound();
-  return id.data;
 }

@@ -1,3 +1,4 @@
+import { documentAs } from '../schema-doc.ts';
 import { z } from 'zod';
 import {
   currencyCode,
@@ -93,7 +94,15 @@ export const date = () => field('date', isoDate);
 export const timestamp = () => field('timestamp', isoTimestamp);
 export const boolean = () => field('boolean', z.boolean());
 export const integer = () => field('integer', z.int());
-export const json = () => field('json', z.unknown());
+/** A JSON object as the store keeps it (a snapshot of fields at the time); documented as an object. */
+export const json = () =>
+  field(
+    'json',
+    documentAs(z.unknown(), {
+      type: 'object',
+      description: 'The fields as they were when the snapshot was taken.',
+    }),
+  );
 
 /** createdAt, updatedAt and deletedAt, as every audited entity has them. */
 export const audit = {

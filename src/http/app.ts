@@ -3,16 +3,19 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { ReadModel } from '../readmodel/read-model.ts';
 import type { ReadModelStatus } from '../readmodel/read-model-status.ts';
-import { registerClientRoutes } from '../api/clients/client.route.ts';
-import { registerExpenseRoutes } from '../api/expenses/expense.route.ts';
-import { registerExportRoutes } from '../exports/export.route.ts';
-import { registerTaskRoutes } from '../api/tasks/task.route.ts';
-import { registerInvoiceRoutes } from '../api/invoices/invoice.route.ts';
-import { registerProjectRoutes } from '../api/projects/project.route.ts';
-import { registerTimeEntryRoutes } from '../api/time-entries/time-entry.route.ts';
-import { registerPayoutSummaryRoute } from '../reports/payout-summary/payout-summary.route.ts';
-import { registerProfitabilityRoute } from '../reports/profitability/profitability.route.ts';
-import { registerTeamPayoutRoutes } from '../reports/team-payouts/team-payouts.route.ts';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { clientRoutes } from '../api/clients/client.route.ts';
+import { expenseRoutes } from '../api/expenses/expense.route.ts';
+import { exportRoutes } from '../exports/export.route.ts';
+import { taskRoutes } from '../api/tasks/task.route.ts';
+import { invoiceRoutes } from '../api/invoices/invoice.route.ts';
+import { projectRoutes } from '../api/projects/project.route.ts';
+import { timeEntryRoutes } from '../api/time-entries/time-entry.route.ts';
+import { payoutSummaryRoutes } from '../reports/payout-summary/payout-summary.route.ts';
+import { profitabilityRoutes } from '../reports/profitability/profitability.route.ts';
+import { teamPayoutRoutes } from '../reports/team-payouts/team-payouts.route.ts';
+import { keepReceivedBody } from '../api/idempotency.ts';
+import { checkBeforeInput, validateInput, type RoutePlugin } from '../api/route-schema.ts';
 import { loadServerSecret } from '../store/server-secret.ts';
 import { CursorCodec } from '../api/list/cursor.ts';
 import { answerClientError, answerFrameworkError, MAX_PARAM_LENGTH } from './client-errors.ts';
@@ -23,12 +26,13 @@ import type { TokenIdentityCache } from '../tokens/token-identity-cache.ts';
 import { ConnectionPool } from '../readmodel/connection-pool.ts';
 import { RecordCache } from '../readmodel/record-cache.ts';
 import { registerJsonBodyParser } from './json-body.ts';
-import { registerOpenApiRoutes } from './openapi.ts';
+import { isPublicApiPath, registerOpenApi } from './openapi.ts';
+import { registerResponseCheck } from './response-check.ts';
 import { readModelBehind, readModelUnavailable } from '../api/errors.ts';
 import { registerErrorHandling } from './error-handler.ts';
 import type { RouteContext } from '../api/route-context.ts';
 import { registerHealthRoutes } from './health.route.ts';
-import { registerMeRoute } from './me.route.ts';
+import { meRoutes } from './me.route.ts';
 import { registerMetrics } from './metrics.ts';
 import { registerRateLimit, type RateLimitOptions } from './rate-limit.ts';
 import type { SyncService } from '../sync/sync-service.ts';
@@ -52,11 +56,29 @@ export interface AppDependencies {
    * when absent, and closes them either way.
    */
   connections?: ConnectionPool;
+  /**
+   * Check every JSON response against the schema its route declares for its status (the
+   * tests turn it on; see response-check.ts).
+   */
+  validateResponses?: boolean;
 }
 
 export const API_PREFIX = '/api/v1';
-/** The API's own description is public. */
-const PUBLIC_PATHS = new Set([`${API_PREFIX}/openapi.json`, `${API_PREFIX}/docs`]);
+
+/** The route plugins of the API, each a resource or a report. */
+const ROUTE_PLUGINS: RoutePlugin[] = [
+  meRoutes,
+  payoutSummaryRoutes,
+  profitabilityRoutes,
+  teamPayoutRoutes,
+  clientRoutes,
+  projectRoutes,
+  invoiceRoutes,
+  timeEntryRoutes,
+  taskRoutes,
+  expenseRoutes,
+  exportRoutes,
+];
 
 /** Builds the HTTP API. `server.ts` listens; tests call `app.inject()`. */
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
@@ -67,14 +89,20 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     clientErrorHandler: answerClientError,
     frameworkErrors: answerFrameworkError,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
-  });
+  }).withTypeProvider<ZodTypeProvider>();
+  // Input is validated by the routes' zod schemas, failing with the API's errors.
+  app.setValidatorCompiler(validateInput);
+  // Responses are written as JSON.stringify writes them, never through their schemas: the
+  // declarations describe them (and the tests check them), a 1.5 MB report is not re-parsed.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   registerErrorHandling(app, await registerRateLimit(app, deps.rateLimit));
   registerJsonBodyParser(app);
 
   const tokenUses = new TokenUseRecorder(deps.db);
   app.addHook('onRequest', async (request, reply) => {
     void reply.header('X-Request-Id', request.id);
-    if (request.url.startsWith(`${API_PREFIX}/`) && !PUBLIC_PATHS.has(request.url.split('?')[0]!)) {
+    const path = request.url.split('?')[0]!;
+    if (path.startsWith(`${API_PREFIX}/`) && !isPublicApiPath(API_PREFIX, path)) {
       request.caller = await authenticate(
         deps.db,
         deps.tokenEnv,
@@ -83,6 +111,20 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
         deps.tokenIdentities,
       );
     }
+  });
+  // Role, scope and plan (403, 402) before the input is validated (422): decisions 2.
+  app.addHook('preValidation', async (request) => {
+    keepReceivedBody(request);
+    checkBeforeInput(request);
+  });
+  app.addHook('onRoute', (route) => {
+    const path = route.url ?? route.path;
+    if (
+      path.startsWith(`${API_PREFIX}/`) &&
+      !isPublicApiPath(API_PREFIX, path) &&
+      !route.config?.access
+    )
+      throw new Error(`${String(route.method)} ${path} declares no access rule (config.access)`);
   });
   app.addHook('onSend', async (request, reply) => {
     if (request.method === 'GET' && deps.status.dataAsOf) {
@@ -106,22 +148,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   };
   registerHealthRoutes(app, { db: deps.db, status: deps.status, sync: deps.sync });
   registerMetrics(app, { db: deps.db, status: deps.status, sync: deps.sync });
-  registerOpenApiRoutes(app);
-  await app.register(
-    async (api) => {
-      registerMeRoute(api, context);
-      registerPayoutSummaryRoute(api, context);
-      registerProfitabilityRoute(api, context);
-      registerTeamPayoutRoutes(api, context);
-      registerClientRoutes(api, context);
-      registerProjectRoutes(api, context);
-      registerInvoiceRoutes(api, context);
-      registerTimeEntryRoutes(api, context);
-      registerTaskRoutes(api, context);
-      registerExpenseRoutes(api, context);
-      registerExportRoutes(api, context);
-    },
-    { prefix: API_PREFIX },
-  );
+  if (deps.validateResponses) registerResponseCheck(app);
+  await registerOpenApi(app, API_PREFIX);
+  for (const plugin of ROUTE_PLUGINS) await app.register(plugin, { prefix: API_PREFIX, context });
   return app;
 }

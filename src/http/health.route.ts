@@ -51,7 +51,7 @@ export function registerHealthRoutes(
   app: FastifyInstance,
   deps: { db: Kysely<Database>; status: ReadModelStatus; sync: SyncService | undefined },
 ): void {
-  app.get('/healthz', async (_request, reply) => {
+  app.get('/healthz', { schema: { hide: true } }, async (_request, reply) => {
     const lag = deps.sync ? await measureLag(deps.db, deps.sync, deps.status) : undefined;
     const failure = deps.sync?.metrics.failure ?? null;
     const healthy = deps.status.ready && failure === null;

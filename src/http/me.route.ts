@@ -1,6 +1,6 @@
-import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { RouteContext } from '../api/route-context.ts';
+import { responses, type RoutePlugin } from '../api/route-schema.ts';
+import { singleResponse } from '../api/schema-parts.ts';
 
 /** `data` of GET /me (decisions 2). */
 export const meRecord = z.object({
@@ -15,20 +15,32 @@ export const meRecord = z.object({
 });
 
 /** GET /me: who the token is (decisions 2). Answered from the operational store, not the read model. */
-export function registerMeRoute(app: FastifyInstance, _context: RouteContext): void {
-  app.get('/me', async (request) => {
-    const c = request.caller;
-    return {
-      data: {
-        orgId: c.workspaceId,
-        orgName: c.workspaceName,
-        userId: c.userId,
-        role: c.role,
-        plan: c.plan,
-        scopes: c.scopes,
-        env: c.env,
-        tokenPrefix: c.tokenPrefix,
+export const meRoutes: RoutePlugin = async (app) => {
+  app.get(
+    '/me',
+    {
+      // Any valid token, whatever its role and scopes.
+      config: { access: {} },
+      schema: {
+        summary: 'Verify the token: workspace, role, plan and scopes',
+        description: 'Who may call: any valid token.',
+        response: responses({ 200: singleResponse(meRecord) }, {}),
       },
-    };
-  });
-}
+    },
+    async (request) => {
+      const c = request.caller;
+      return {
+        data: {
+          orgId: c.workspaceId,
+          orgName: c.workspaceName,
+          userId: c.userId,
+          role: c.role,
+          plan: c.plan,
+          scopes: c.scopes,
+          env: c.env,
+          tokenPrefix: c.tokenPrefix,
+        },
+      };
+    },
+  );
+};

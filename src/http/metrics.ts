@@ -163,7 +163,7 @@ export function registerMetrics(app: FastifyInstance, deps: MetricsDependencies)
   });
   app.addHook('onClose', async () => registry.clear());
 
-  app.get('/metrics', async (_request, reply) => {
+  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
     const m = deps.sync?.metrics;
     const lag = deps.sync
       ? await measureLag(deps.db, deps.sync, deps.status)

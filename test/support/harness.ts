@@ -63,6 +63,8 @@ export async function createHarness(
     status,
     tokenEnv: 'test',
     tokenIdentities,
+    // Every response of the suite is checked against the schema its route declares.
+    validateResponses: true,
     ...(syncService ? { sync: syncService } : {}),
     ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
   });

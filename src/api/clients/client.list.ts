@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Caller } from '../caller.ts';
 import { liveInWorkspace, type ListEndpoint } from '../list/list-endpoint.ts';
-import { booleanText, dateRanges, listQuery, many } from '../list/list-query.ts';
+import { booleanText, currencyText, dateRanges, listQuery, many } from '../list/list-query.ts';
 import type { SqlParams } from '../../readmodel/sql-params.ts';
 import { searchQuery } from '../../search/search.ts';
 import { dateRangeConditions, flag, sortKeys } from '../list-filters.ts';
@@ -12,7 +12,7 @@ export const CLIENT_SORT_FIELDS = ['createdAt', 'id', 'name', 'relevance', 'upda
 /** GET /clients query (api-v1 "GET /clients"). */
 export const clientListQuery = listQuery(CLIENT_SORT_FIELDS, {
   country: many(z.string().min(1).max(100)).optional(),
-  currency: many(z.string().transform((v) => v.toUpperCase())).optional(),
+  currency: many(currencyText).optional(),
   hasBillingEmail: booleanText.optional(),
   hasBillingContact: booleanText.optional(),
   hasBillingAddress: booleanText.optional(),

@@ -1,56 +1,99 @@
-import type { FastifyInstance } from 'fastify';
-import { requireAccess } from '../access.ts';
-import type { RouteContext } from '../route-context.ts';
-import { runIdempotent } from '../idempotency.ts';
+import { IDEMPOTENT_REPLAYED_HEADER, idempotencyKeyHeader, runIdempotent } from '../idempotency.ts';
 import { answerList } from '../list/list-endpoint.ts';
-import { parseQuery } from '../list/list-query.ts';
 import { MANAGER_UP } from '../roles.ts';
-import { recordId, runUpdate } from '../write.ts';
-import { parseClientInput } from './client.input.ts';
+import {
+  CREATE_ERRORS,
+  idParams,
+  LIST_ERRORS,
+  readInHandler,
+  responses,
+  UPDATE_ERRORS,
+  type RoutePlugin,
+} from '../route-schema.ts';
+import { listResponse, singleResponse } from '../schema-parts.ts';
+import { runUpdate } from '../write.ts';
+import { clientInput, parseClientInput } from './client.input.ts';
 import { clientList, clientListQuery } from './client.list.ts';
-import { clientRowToRecord } from './client.record.ts';
+import { clientRecord, clientRowToRecord } from './client.record.ts';
 import { findClientForUpdate, insertClient, updateClient } from './client.repository.ts';
 
+const access = (scope: 'read' | 'write') => ({ roles: MANAGER_UP, scope });
+
 /** /clients: Manager, Admin and Owner (api-v1 "Role rules by area"). */
-export function registerClientRoutes(app: FastifyInstance, context: RouteContext): void {
-  app.get('/clients', async (request) => {
-    requireAccess(request.caller, { roles: MANAGER_UP, scope: 'read' });
-    const query = parseQuery(clientListQuery, request.query);
-    return context.read((connection) =>
-      answerList(connection, clientList, query, request.caller, context),
-    );
-  });
+export const clientRoutes: RoutePlugin = async (app, { context }) => {
+  app.get(
+    '/clients',
+    {
+      config: { access: access('read') },
+      schema: {
+        summary: 'List clients',
+        description: 'Who may call: Manager, Admin, Owner; read scope.',
+        querystring: clientListQuery,
+        response: responses({ 200: listResponse(clientRecord) }, LIST_ERRORS),
+      },
+    },
+    async (request) =>
+      context.read((connection) =>
+        answerList(connection, clientList, request.query, request.caller, context),
+      ),
+  );
 
-  app.post('/clients', async (request, reply) => {
-    const caller = request.caller;
-    requireAccess(caller, { roles: MANAGER_UP, scope: 'write' });
-    const input = parseClientInput(request.body);
-    // The key is optional here (decisions 6 leaves it open; docs/decisions.md).
-    await runIdempotent(
-      { db: context.db, request, reply, required: false },
-      async (trx) => ({
-        status: 201,
-        body: {
-          data: clientRowToRecord(
-            await insertClient(trx, caller.workspaceId, input),
-            caller.baseCurrency,
-          ),
-        },
-      }),
-      () => context.readModelCaughtUp(),
-    );
-    return reply;
-  });
+  app.post(
+    '/clients',
+    {
+      config: { access: access('write') },
+      schema: {
+        summary: 'Create a client',
+        description: 'Who may call: Manager, Admin, Owner; write scope.',
+        // The key is optional here (decisions 6 leaves it open; docs/decisions.md).
+        responseHeaders: { 201: IDEMPOTENT_REPLAYED_HEADER },
+        headers: idempotencyKeyHeader({ required: false }),
+        body: clientInput,
+        response: responses({ 201: singleResponse(clientRecord) }, CREATE_ERRORS),
+      },
+    },
+    async (request, reply) => {
+      const caller = request.caller;
+      const input = request.body;
+      await runIdempotent(
+        { db: context.db, request, reply, required: false },
+        async (trx) => ({
+          status: 201,
+          body: {
+            data: clientRowToRecord(
+              await insertClient(trx, caller.workspaceId, input),
+              caller.baseCurrency,
+            ),
+          },
+        }),
+        () => context.readModelCaughtUp(),
+      );
+      return reply;
+    },
+  );
 
-  app.patch<{ Params: { id: string } }>('/clients/:id', async (request) => {
-    const caller = request.caller;
-    requireAccess(caller, { roles: MANAGER_UP, scope: 'write' });
-    const id = recordId(request.params.id);
-    const row = await runUpdate(context, {
-      find: (trx) => findClientForUpdate(trx, caller.workspaceId, id),
-      parse: () => parseClientInput(request.body),
-      write: (trx, _client, input) => updateClient(trx, id, input),
-    });
-    return { data: clientRowToRecord(row, caller.baseCurrency) };
-  });
-}
+  app.patch(
+    '/clients/:id',
+    {
+      config: { access: access('write') },
+      schema: {
+        summary: 'Update a client',
+        description: 'Who may call: Manager, Admin, Owner; write scope.',
+        params: idParams,
+        // Read in the handler: the record (404) comes before the body (422).
+        body: readInHandler(clientInput),
+        response: responses({ 200: singleResponse(clientRecord) }, UPDATE_ERRORS),
+      },
+    },
+    async (request) => {
+      const caller = request.caller;
+      const { id } = request.params;
+      const row = await runUpdate(context, {
+        find: (trx) => findClientForUpdate(trx, caller.workspaceId, id),
+        parse: () => parseClientInput(request.body),
+        write: (trx, _client, input) => updateClient(trx, id, input),
+      });
+      return { data: clientRowToRecord(row, caller.baseCurrency) };
+    },
+  );
+};

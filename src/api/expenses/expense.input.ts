@@ -29,5 +29,4 @@ export const expenseUpdateInput = z.object(fields).partial();
 export type ExpenseCreateInput = z.output<typeof expenseCreateInput>;
 export type ExpenseUpdateInput = z.output<typeof expenseUpdateInput>;
 
-export const parseExpenseCreate = (body: unknown) => parseBody(expenseCreateInput, body);
 export const parseExpenseUpdate = (body: unknown) => parseBody(expenseUpdateInput, body);

@@ -1,39 +1,76 @@
-import type { FastifyInstance } from 'fastify';
-import { requireAccess } from '../access.ts';
-import type { RouteContext } from '../route-context.ts';
-import { runIdempotent } from '../idempotency.ts';
+import { IDEMPOTENT_REPLAYED_HEADER, idempotencyKeyHeader, runIdempotent } from '../idempotency.ts';
 import { MANAGER_UP } from '../roles.ts';
-import { recordId, runUpdate } from '../write.ts';
-import { parseExpenseCreate, parseExpenseUpdate } from './expense.input.ts';
-import { expenseRowToRecord } from './expense.record.ts';
+import {
+  CREATE_ERRORS,
+  idParams,
+  readInHandler,
+  responses,
+  UPDATE_ERRORS,
+  type RoutePlugin,
+} from '../route-schema.ts';
+import { singleResponse } from '../schema-parts.ts';
+import { runUpdate } from '../write.ts';
+import { expenseCreateInput, expenseUpdateInput, parseExpenseUpdate } from './expense.input.ts';
+import { expenseRecord, expenseRowToRecord } from './expense.record.ts';
 import { findExpenseForUpdate, insertExpense, updateExpense } from './expense.repository.ts';
 
-/** /expenses: Manager, Admin and Owner. */
-export function registerExpenseRoutes(app: FastifyInstance, context: RouteContext): void {
-  app.post('/expenses', async (request, reply) => {
-    const caller = request.caller;
-    requireAccess(caller, { roles: MANAGER_UP, scope: 'write' });
-    const input = parseExpenseCreate(request.body);
-    await runIdempotent(
-      { db: context.db, request, reply, required: true },
-      async (trx) => ({
-        status: 201,
-        body: { data: expenseRowToRecord(await insertExpense(trx, caller.workspaceId, input)) },
-      }),
-      () => context.readModelCaughtUp(),
-    );
-    return reply;
-  });
+const WHO = 'Who may call: Manager, Admin, Owner; write scope.';
 
-  app.patch<{ Params: { id: string } }>('/expenses/:id', async (request) => {
-    const caller = request.caller;
-    requireAccess(caller, { roles: MANAGER_UP, scope: 'write' });
-    const id = recordId(request.params.id);
-    const row = await runUpdate(context, {
-      find: (trx) => findExpenseForUpdate(trx, caller.workspaceId, id),
-      parse: () => parseExpenseUpdate(request.body),
-      write: (trx, expense, input) => updateExpense(trx, caller.workspaceId, expense, input),
-    });
-    return { data: expenseRowToRecord(row) };
-  });
-}
+/** /expenses: Manager, Admin and Owner. */
+export const expenseRoutes: RoutePlugin = async (app, { context }) => {
+  app.post(
+    '/expenses',
+    {
+      config: { access: { roles: MANAGER_UP, scope: 'write' } },
+      schema: {
+        summary: 'Create an expense (its currency is the client’s)',
+        description: WHO,
+        responseHeaders: { 201: IDEMPOTENT_REPLAYED_HEADER },
+        headers: idempotencyKeyHeader({ required: true }),
+        body: expenseCreateInput,
+        response: responses(
+          { 201: singleResponse(expenseRecord) },
+          { ...CREATE_ERRORS, 400: ['malformed_json', 'idempotency_key_required'] },
+        ),
+      },
+    },
+    async (request, reply) => {
+      const caller = request.caller;
+      const input = request.body;
+      await runIdempotent(
+        { db: context.db, request, reply, required: true },
+        async (trx) => ({
+          status: 201,
+          body: { data: expenseRowToRecord(await insertExpense(trx, caller.workspaceId, input)) },
+        }),
+        () => context.readModelCaughtUp(),
+      );
+      return reply;
+    },
+  );
+
+  app.patch(
+    '/expenses/:id',
+    {
+      config: { access: { roles: MANAGER_UP, scope: 'write' } },
+      schema: {
+        summary: 'Update an expense',
+        description: WHO,
+        params: idParams,
+        // Read in the handler: the record (404) comes before the body (422).
+        body: readInHandler(expenseUpdateInput),
+        response: responses({ 200: singleResponse(expenseRecord) }, UPDATE_ERRORS),
+      },
+    },
+    async (request) => {
+      const caller = request.caller;
+      const { id } = request.params;
+      const row = await runUpdate(context, {
+        find: (trx) => findExpenseForUpdate(trx, caller.workspaceId, id),
+        parse: () => parseExpenseUpdate(request.body),
+        write: (trx, expense, input) => updateExpense(trx, caller.workspaceId, expense, input),
+      });
+      return { data: expenseRowToRecord(row) };
+    },
+  );
+};

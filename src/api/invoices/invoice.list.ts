@@ -1,7 +1,15 @@
 import { z } from 'zod';
 import type { Caller } from '../caller.ts';
 import { liveInWorkspace, type ListEndpoint } from '../list/list-endpoint.ts';
-import { booleanText, dateRanges, listQuery, many, moneyBound, once } from '../list/list-query.ts';
+import {
+  booleanText,
+  currencyText,
+  dateRanges,
+  listQuery,
+  many,
+  moneyBound,
+  once,
+} from '../list/list-query.ts';
 import type { SqlParams } from '../../readmodel/sql-params.ts';
 import { searchQuery } from '../../search/search.ts';
 import {
@@ -36,7 +44,7 @@ const MONEY_RANGES = ['total', 'amountPaid', 'balance'] as const;
 export const invoiceListQuery = listQuery(INVOICE_SORT_FIELDS, {
   clientName: once(z.string().max(200)).optional(),
   clientId: many(z.uuid()).optional(),
-  currency: many(z.string().transform((v) => v.toUpperCase())).optional(),
+  currency: many(currencyText).optional(),
   status: many(z.enum(INVOICE_STATUSES)).optional(),
   paymentStatus: many(z.enum(INVOICE_PAYMENT_STATUSES)).optional(),
   recurring: booleanText.optional(),

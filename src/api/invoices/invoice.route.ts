@@ -1,36 +1,58 @@
-import type { FastifyInstance } from 'fastify';
-import { requireAccess } from '../access.ts';
-import type { RouteContext } from '../route-context.ts';
+import { readAll } from '../../readmodel/read-all.ts';
 import { notFound } from '../errors.ts';
 import { answerList } from '../list/list-endpoint.ts';
-import { parseQuery } from '../list/list-query.ts';
 import { MANAGER_UP } from '../roles.ts';
-import { recordId } from '../write.ts';
+import { idParams, LIST_ERRORS, responses, type RoutePlugin } from '../route-schema.ts';
+import { listResponse, singleResponse } from '../schema-parts.ts';
 import { INVOICE_BY_ID, invoiceList, invoiceListQuery } from './invoice.list.ts';
-import { invoiceRowToRecord } from './invoice.record.ts';
-import { readAll } from '../../readmodel/read-all.ts';
+import { invoiceRecord, invoiceRowToRecord } from './invoice.record.ts';
+
+const READ = { roles: MANAGER_UP, scope: 'read' } as const;
+const WHO = 'Who may call: Manager, Admin, Owner; read scope.';
 
 /** /invoices (read-only in v1): Manager, Admin and Owner. */
-export function registerInvoiceRoutes(app: FastifyInstance, context: RouteContext): void {
-  app.get('/invoices', async (request) => {
-    requireAccess(request.caller, { roles: MANAGER_UP, scope: 'read' });
-    const query = parseQuery(invoiceListQuery, request.query);
-    return context.read((connection) =>
-      answerList(connection, invoiceList, query, request.caller, context),
-    );
-  });
+export const invoiceRoutes: RoutePlugin = async (app, { context }) => {
+  app.get(
+    '/invoices',
+    {
+      config: { access: READ },
+      schema: {
+        summary: 'List invoices',
+        description: WHO,
+        querystring: invoiceListQuery,
+        response: responses({ 200: listResponse(invoiceRecord) }, LIST_ERRORS),
+      },
+    },
+    async (request) =>
+      context.read((connection) =>
+        answerList(connection, invoiceList, request.query, request.caller, context),
+      ),
+  );
 
-  app.get<{ Params: { id: string } }>('/invoices/:id', async (request) => {
-    requireAccess(request.caller, { roles: MANAGER_UP, scope: 'read' });
-    const id = recordId(request.params.id);
-    const row = await context.read(async (connection) => {
-      const reader = await readAll(connection, INVOICE_BY_ID, {
-        id,
-        ws: request.caller.workspaceId,
+  app.get(
+    '/invoices/:id',
+    {
+      config: { access: READ },
+      schema: {
+        summary: 'Get one invoice',
+        description: WHO,
+        params: idParams,
+        response: responses(
+          { 200: singleResponse(invoiceRecord) },
+          { 404: ['not_found'], 503: ['read_model_unavailable'] },
+        ),
+      },
+    },
+    async (request) => {
+      const row = await context.read(async (connection) => {
+        const reader = await readAll(connection, INVOICE_BY_ID, {
+          id: request.params.id,
+          ws: request.caller.workspaceId,
+        });
+        return reader.getRowObjectsJS()[0];
       });
-      return reader.getRowObjectsJS()[0];
-    });
-    if (!row) throw notFound();
-    return { data: invoiceRowToRecord(row) };
-  });
-}
+      if (!row) throw notFound();
+      return { data: invoiceRowToRecord(row) };
+    },
+  );
+};

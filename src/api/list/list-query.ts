@@ -2,35 +2,47 @@ import { z } from 'zod';
 import { decimalTextProblem, RATE_SCALE } from '../../money/money.ts';
 import { FIRST_DAY, isStorableDate, LAST_DAY, storableTimestamp } from '../../stored-values.ts';
 import { validationFailed } from '../errors.ts';
+import { decimalPattern, documentAs, inputJsonSchema } from '../../schema-doc.ts';
 
 // Query-string building blocks of the list endpoints (api-v1 "List endpoints", decisions 5).
 // Fastify hands a repeated parameter over as an array and every value as text.
 
 /** A parameter that may appear once: a repeated one is refused rather than one copy picked. */
 export function once<T extends z.ZodType<unknown, string>>(schema: T) {
-  return z.string({ error: 'must be given once' }).pipe(schema);
+  // Documented as the text `schema` takes (an enum, a date, a uuid), not as any string.
+  return documentAs(z.string({ error: 'must be given once' }).pipe(schema), () =>
+    inputJsonSchema(schema),
+  );
 }
 
 /** A repeated parameter, read as OR: duplicates dropped, at most 25 distinct values. */
 export function many<T extends z.ZodType<string, string>>(item: T) {
-  return z
+  const schema = z
     .union([z.string(), z.array(z.string())])
     .transform((value) => (Array.isArray(value) ? value : [value]))
     .pipe(z.array(item))
     .transform((values: string[]) => [...new Set(values)].sort())
     .refine((values) => values.length <= 25, 'takes at most 25 distinct values');
+  return documentAs(schema, () => ({
+    type: 'array',
+    items: inputJsonSchema(item),
+    description: 'Repeat the parameter for several values (any of them matches); at most 25.',
+  }));
 }
 
 const TRUE = ['true', '1', 'yes'];
 const FALSE = ['false', '0', 'no'];
 
 /** A boolean written as true/false, 1/0 or yes/no (any case). */
-export const booleanText = once(
-  z
-    .string()
-    .transform((v) => v.toLowerCase())
-    .refine((v) => TRUE.includes(v) || FALSE.includes(v), 'must be true, false, 1, 0, yes or no')
-    .transform((v) => TRUE.includes(v)),
+export const booleanText = documentAs(
+  once(
+    z
+      .string()
+      .transform((v) => v.toLowerCase())
+      .refine((v) => TRUE.includes(v) || FALSE.includes(v), 'must be true, false, 1, 0, yes or no')
+      .transform((v) => TRUE.includes(v)),
+  ),
+  { type: 'boolean', description: 'true or false (also 1/0, yes/no, in any case).' },
 );
 
 /**
@@ -47,6 +59,15 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const timestamp = storableTimestamp();
 
 function rangeBound(end: 'from' | 'to') {
+  return documentAs(rangeBoundText(end), {
+    anyOf: [
+      { type: 'string', format: 'date' },
+      { type: 'string', format: 'date-time' },
+    ],
+  });
+}
+
+function rangeBoundText(end: 'from' | 'to') {
   return once(
     z
       .string()
@@ -81,19 +102,25 @@ export function dateRanges<const F extends string>(fields: readonly F[]) {
 }
 
 /** An inclusive money bound: a plain decimal string (decisions 6). */
-export const moneyBound = once(
-  z.string().superRefine((v, ctx) => {
-    const problem = decimalTextProblem(v, RATE_SCALE);
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  }),
+export const moneyBound = documentAs(
+  once(
+    z.string().superRefine((v, ctx) => {
+      const problem = decimalTextProblem(v, RATE_SCALE);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    }),
+  ),
+  { type: 'string', pattern: decimalPattern(RATE_SCALE) },
 );
 
-export const limitParam = once(
-  z
-    .string()
-    .regex(/^\d{1,4}$/, 'must be a whole number from 1 to 200')
-    .transform(Number)
-    .pipe(z.number().min(1, 'must be from 1 to 200').max(200, 'must be from 1 to 200')),
+export const limitParam = documentAs(
+  once(
+    z
+      .string()
+      .regex(/^\d{1,4}$/, 'must be a whole number from 1 to 200')
+      .transform(Number)
+      .pipe(z.number().min(1, 'must be from 1 to 200').max(200, 'must be from 1 to 200')),
+  ),
+  { type: 'integer', minimum: 1, maximum: 200, default: 50 },
 );
 
 export interface SortOrder {
@@ -103,6 +130,11 @@ export interface SortOrder {
 
 /** `field` or `-field`, among `fields`; `relevance` is always best-first. */
 export function sortParam(fields: readonly string[]) {
+  const orders = fields.flatMap((f) => (f === 'relevance' ? [f] : [f, `-${f}`]));
+  return documentAs(sortText(fields), { type: 'string', enum: orders });
+}
+
+function sortText(fields: readonly string[]) {
   return once(
     z.string().transform((value, ctx): SortOrder => {
       const descending = value.startsWith('-');
@@ -122,7 +154,16 @@ export function sortParam(fields: readonly string[]) {
 
 export const searchParam = once(z.string().max(200, 'must be at most 200 characters'));
 /** Checked by the cursor codec, which refuses any text it did not issue (a too-long one too). */
-export const cursorParam = once(z.string());
+export const cursorParam = documentAs(once(z.string()), {
+  type: 'string',
+  description: 'The nextCursor of the previous page, as it was given.',
+});
+
+/** A currency code in any case, compared in upper case. */
+export const currencyText = documentAs(
+  z.string().transform((v) => v.toUpperCase()),
+  { type: 'string', pattern: '^[A-Za-z]{3}$', description: 'An ISO 4217 code, in any case.' },
+);
 
 /** The parameters every list takes, plus the endpoint's own; unknown parameters are ignored. */
 export function listQuery<S extends z.ZodRawShape>(sortFields: readonly string[], filters: S) {

@@ -1,17 +1,25 @@
-import type { FastifyInstance } from 'fastify';
-import { requireAccess } from '../access.ts';
-import type { RouteContext } from '../route-context.ts';
 import { answerList } from '../list/list-endpoint.ts';
-import { parseQuery } from '../list/list-query.ts';
+import { LIST_ERRORS, responses, type RoutePlugin } from '../route-schema.ts';
+import { listResponse } from '../schema-parts.ts';
 import { projectList, projectListQuery } from './project.list.ts';
+import { projectRecord } from './project.record.ts';
 
 /** /projects: any role; Members see the projects they were granted, without rates. */
-export function registerProjectRoutes(app: FastifyInstance, context: RouteContext): void {
-  app.get('/projects', async (request) => {
-    requireAccess(request.caller, { scope: 'read' });
-    const query = parseQuery(projectListQuery, request.query);
-    return context.read((connection) =>
-      answerList(connection, projectList, query, request.caller, context),
-    );
-  });
-}
+export const projectRoutes: RoutePlugin = async (app, { context }) => {
+  app.get(
+    '/projects',
+    {
+      config: { access: { scope: 'read' } },
+      schema: {
+        summary: 'List projects (Members: the projects granted to them, without rate fields)',
+        description: 'Who may call: any role; read scope.',
+        querystring: projectListQuery,
+        response: responses({ 200: listResponse(projectRecord) }, LIST_ERRORS),
+      },
+    },
+    async (request) =>
+      context.read((connection) =>
+        answerList(connection, projectList, request.query, request.caller, context),
+      ),
+  );
+};

@@ -40,5 +40,4 @@ export const taskUpdateInput = z.object({ projectId: uuid.optional(), ...fields 
 export type TaskCreateInput = z.output<typeof taskCreateInput>;
 export type TaskUpdateInput = z.output<typeof taskUpdateInput>;
 
-export const parseTaskCreate = (body: unknown) => parseBody(taskCreateInput, body);
 export const parseTaskUpdate = (body: unknown) => parseBody(taskUpdateInput, body);

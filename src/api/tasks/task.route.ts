@@ -1,16 +1,22 @@
-import type { FastifyInstance } from 'fastify';
 import type { Transaction } from 'kysely';
-import { requireAccess } from '../access.ts';
-import type { RouteContext } from '../route-context.ts';
 import type { Caller } from '../caller.ts';
 import { forbiddenScope, notFound } from '../errors.ts';
-import { runIdempotent } from '../idempotency.ts';
+import { IDEMPOTENT_REPLAYED_HEADER, idempotencyKeyHeader, runIdempotent } from '../idempotency.ts';
 import type { Database } from '../../store/schema.ts';
 import { isProjectMember, requireMembers, requireProject } from '../references.ts';
 import { MANAGER_UP } from '../roles.ts';
-import { recordId, runUpdate, runWrite } from '../write.ts';
-import { parseTaskCreate, parseTaskUpdate } from './task.input.ts';
-import { taskRowToRecord } from './task.record.ts';
+import {
+  CREATE_ERRORS,
+  idParams,
+  readInHandler,
+  responses,
+  UPDATE_ERRORS,
+  type RoutePlugin,
+} from '../route-schema.ts';
+import { singleResponse } from '../schema-parts.ts';
+import { runUpdate, runWrite } from '../write.ts';
+import { parseTaskUpdate, taskCreateInput, taskUpdateInput } from './task.input.ts';
+import { taskRecord, taskRowToRecord } from './task.record.ts';
 import { archiveTask, findTaskForUpdate, insertTask, updateTask } from './task.repository.ts';
 
 /**
@@ -31,64 +37,108 @@ async function checkMemberTask(
 }
 
 /** /tasks: any role with the Member limits; archiving (DELETE) for Managers and up. */
-export function registerTaskRoutes(app: FastifyInstance, context: RouteContext): void {
-  app.post('/tasks', async (request, reply) => {
-    const caller = request.caller;
-    requireAccess(caller, { scope: 'write' });
-    const input = parseTaskCreate(request.body);
-    await runIdempotent(
-      { db: context.db, request, reply, required: true },
-      async (trx) => {
-        await requireProject(trx, caller.workspaceId, input.projectId);
-        // A Member's task without assignees is their own (decisions 6).
-        const assigneeIds = input.assigneeIds ?? (caller.role === 'MEMBER' ? [caller.userId] : []);
-        await checkMemberTask(trx, caller, input.projectId, assigneeIds);
-        await requireMembers(trx, caller.workspaceId, assigneeIds, 'assigneeIds');
-        const row = await insertTask(trx, caller.workspaceId, { ...input, assigneeIds });
-        return { status: 201, body: { data: taskRowToRecord(row) } };
+export const taskRoutes: RoutePlugin = async (app, { context }) => {
+  app.post(
+    '/tasks',
+    {
+      config: { access: { scope: 'write' } },
+      schema: {
+        summary: 'Create a task (Members: self-assigned, on granted projects)',
+        description: 'Who may call: any role; write scope.',
+        responseHeaders: { 201: IDEMPOTENT_REPLAYED_HEADER },
+        headers: idempotencyKeyHeader({ required: true }),
+        body: taskCreateInput,
+        response: responses(
+          { 201: singleResponse(taskRecord) },
+          { ...CREATE_ERRORS, 400: ['malformed_json', 'idempotency_key_required'] },
+        ),
       },
-      () => context.readModelCaughtUp(),
-    );
-    return reply;
-  });
-
-  app.patch<{ Params: { id: string } }>('/tasks/:id', async (request) => {
-    const caller = request.caller;
-    requireAccess(caller, { scope: 'write' });
-    const id = recordId(request.params.id);
-    const row = await runUpdate(context, {
-      find: async (trx) => {
-        const task = await findTaskForUpdate(trx, caller.workspaceId, id);
-        return task?.deleted_at === null ? task : undefined;
-      },
-      allow: (task) => {
-        // Members edit only the tasks they are assigned to.
-        if (caller.role === 'MEMBER' && !task.assignee_ids.includes(caller.userId))
-          throw forbiddenScope();
-      },
-      parse: () => parseTaskUpdate(request.body),
-      write: async (trx, _task, input) => {
-        if (input.projectId !== undefined)
+    },
+    async (request, reply) => {
+      const caller = request.caller;
+      const input = request.body;
+      await runIdempotent(
+        { db: context.db, request, reply, required: true },
+        async (trx) => {
           await requireProject(trx, caller.workspaceId, input.projectId);
-        await checkMemberTask(trx, caller, input.projectId, input.assigneeIds);
-        if (input.assigneeIds)
-          await requireMembers(trx, caller.workspaceId, input.assigneeIds, 'assigneeIds');
-        return updateTask(trx, id, input);
-      },
-    });
-    return { data: taskRowToRecord(row) };
-  });
+          // A Member's task without assignees is their own (decisions 6).
+          const assigneeIds =
+            input.assigneeIds ?? (caller.role === 'MEMBER' ? [caller.userId] : []);
+          await checkMemberTask(trx, caller, input.projectId, assigneeIds);
+          await requireMembers(trx, caller.workspaceId, assigneeIds, 'assigneeIds');
+          const row = await insertTask(trx, caller.workspaceId, { ...input, assigneeIds });
+          return { status: 201, body: { data: taskRowToRecord(row) } };
+        },
+        () => context.readModelCaughtUp(),
+      );
+      return reply;
+    },
+  );
 
-  app.delete<{ Params: { id: string } }>('/tasks/:id', async (request) => {
-    const caller = request.caller;
-    requireAccess(caller, { roles: MANAGER_UP, scope: 'write' });
-    const id = recordId(request.params.id);
-    const row = await runWrite(context, async (trx) => {
-      const task = await findTaskForUpdate(trx, caller.workspaceId, id);
-      if (!task) throw notFound();
-      // Archiving an archived task answers it as it is (decisions 6).
-      return task.deleted_at === null ? archiveTask(trx, id) : task;
-    });
-    return { data: taskRowToRecord(row) };
-  });
-}
+  app.patch(
+    '/tasks/:id',
+    {
+      config: { access: { scope: 'write' } },
+      schema: {
+        summary: 'Update a task (Members: tasks assigned to them)',
+        description: 'Who may call: any role; write scope.',
+        params: idParams,
+        // Read in the handler: the task (404) and whether a Member may edit it (403) come first.
+        body: readInHandler(taskUpdateInput),
+        response: responses({ 200: singleResponse(taskRecord) }, UPDATE_ERRORS),
+      },
+    },
+    async (request) => {
+      const caller = request.caller;
+      const { id } = request.params;
+      const row = await runUpdate(context, {
+        find: async (trx) => {
+          const task = await findTaskForUpdate(trx, caller.workspaceId, id);
+          return task?.deleted_at === null ? task : undefined;
+        },
+        allow: (task) => {
+          // Members edit only the tasks they are assigned to.
+          if (caller.role === 'MEMBER' && !task.assignee_ids.includes(caller.userId))
+            throw forbiddenScope();
+        },
+        parse: () => parseTaskUpdate(request.body),
+        write: async (trx, _task, input) => {
+          if (input.projectId !== undefined)
+            await requireProject(trx, caller.workspaceId, input.projectId);
+          await checkMemberTask(trx, caller, input.projectId, input.assigneeIds);
+          if (input.assigneeIds)
+            await requireMembers(trx, caller.workspaceId, input.assigneeIds, 'assigneeIds');
+          return updateTask(trx, id, input);
+        },
+      });
+      return { data: taskRowToRecord(row) };
+    },
+  );
+
+  app.delete(
+    '/tasks/:id',
+    {
+      config: { access: { roles: MANAGER_UP, scope: 'write' } },
+      schema: {
+        summary: 'Archive a task (sets deletedAt; repeating answers the same)',
+        description: 'Who may call: Manager, Admin, Owner; write scope.',
+        params: idParams,
+        response: responses(
+          { 200: singleResponse(taskRecord) },
+          { 404: ['not_found'], 503: ['read_model_unavailable'] },
+        ),
+      },
+    },
+    async (request) => {
+      const caller = request.caller;
+      const { id } = request.params;
+      const row = await runWrite(context, async (trx) => {
+        const task = await findTaskForUpdate(trx, caller.workspaceId, id);
+        if (!task) throw notFound();
+        // Archiving an archived task answers it as it is (decisions 6).
+        return task.deleted_at === null ? archiveTask(trx, id) : task;
+      });
+      return { data: taskRowToRecord(row) };
+    },
+  );
+};

@@ -1,19 +1,46 @@
-import type { FastifyInstance } from 'fastify';
-import { requireAccess } from '../access.ts';
-import type { RouteContext } from '../route-context.ts';
-import { recordId, runWrite } from '../write.ts';
-import { timeEntryRowToRecord } from './time-entry.record.ts';
+import {
+  idParams,
+  readInHandler,
+  responses,
+  UPDATE_ERRORS,
+  type RoutePlugin,
+} from '../route-schema.ts';
+import { singleResponse } from '../schema-parts.ts';
+import { runWrite } from '../write.ts';
+import { timeEntryUpdateInput } from './time-entry.input.ts';
+import { timeEntryRecord, timeEntryRowToRecord } from './time-entry.record.ts';
 import { applyTimeEntryUpdate } from './time-entry.update.ts';
 
 /** /time-entries: any role for its own entries; Owner/Admin for a teammate's (api-v1). */
-export function registerTimeEntryRoutes(app: FastifyInstance, context: RouteContext): void {
-  app.patch<{ Params: { id: string } }>('/time-entries/:id', async (request) => {
-    const caller = request.caller;
-    requireAccess(caller, { scope: 'write' });
-    const id = recordId(request.params.id);
-    const row = await runWrite(context, (trx) =>
-      applyTimeEntryUpdate(trx, caller, id, request.body),
-    );
-    return { data: timeEntryRowToRecord(row) };
-  });
-}
+export const timeEntryRoutes: RoutePlugin = async (app, { context }) => {
+  app.patch(
+    '/time-entries/:id',
+    {
+      config: { access: { scope: 'write' } },
+      schema: {
+        summary:
+          'Update a time entry: its length from durationSeconds, duration (1h30m, 1:30, 1.5h...) or startTime+endTime',
+        description:
+          'Who may call: any role for own entries; Owner and Admin for a teammate’s (userId moves it); write scope.',
+        params: idParams,
+        // Read in the handler: the entry (404) and who may send userId (403) come first.
+        body: readInHandler(timeEntryUpdateInput),
+        response: responses(
+          { 200: singleResponse(timeEntryRecord) },
+          {
+            ...UPDATE_ERRORS,
+            409: ['entry_locked'],
+            422: ['validation_failed', 'duration_conflict'],
+          },
+        ),
+      },
+    },
+    async (request) => {
+      const caller = request.caller;
+      const row = await runWrite(context, (trx) =>
+        applyTimeEntryUpdate(trx, caller, request.params.id, request.body),
+      );
+      return { data: timeEntryRowToRecord(row) };
+    },
+  );
+};

@@ -1,34 +1,60 @@
-import type { FastifyInstance } from 'fastify';
-import { canManagePayouts, OWNER_ADMIN, requireAccess } from '../../api/access.ts';
-import type { RouteContext } from '../../api/route-context.ts';
-import { validationFailed } from '../../api/errors.ts';
-import { strictQuery } from '../../api/strict-query.ts';
+import { z } from 'zod';
+import { canManagePayouts, OWNER_ADMIN } from '../../api/access.ts';
+import { responses, strictQuerySchema, type RoutePlugin } from '../../api/route-schema.ts';
+import { documentAs } from '../../schema-doc.ts';
+import { singleResponse } from '../../api/schema-parts.ts';
 import { isKnownCurrency } from '../../money/currencies.ts';
 import { todayIn } from '../../time/calendar.ts';
 import { loadPayoutSummary } from './payout-summary.query.ts';
+import { payoutSummarySchema } from './payout-summary.schema.ts';
+
+/** The one parameter, strict (decisions 7): a currency of ISO 4217, in any case. */
+const payoutSummaryQuery = strictQuerySchema(
+  z.object({
+    currency: documentAs(
+      z
+        .string()
+        .transform((v) => v.toUpperCase())
+        .refine(isKnownCurrency, 'must be an ISO 4217 currency code'),
+      { type: 'string', pattern: '^[A-Za-z]{3}$' },
+    ).optional(),
+  }),
+);
 
 /** GET /team-payouts/summary (decisions 7): Owner/Admin with read scope, Agency plan. */
-export function registerPayoutSummaryRoute(app: FastifyInstance, context: RouteContext): void {
-  app.get('/team-payouts/summary', async (request) => {
-    const caller = request.caller;
-    requireAccess(caller, {
-      roles: OWNER_ADMIN,
-      scope: 'read',
-      feature: { plan: 'agency', name: 'team_payouts' },
-    });
-    const query = strictQuery(request.query, ['currency']);
-    const currency = query.currency?.toUpperCase();
-    if (currency !== undefined && !isKnownCurrency(currency)) {
-      throw validationFailed({ currency: 'must be an ISO 4217 currency code' });
-    }
-    const data = await context.read((connection) =>
-      loadPayoutSummary(connection, {
-        workspaceId: caller.workspaceId,
-        ...(currency === undefined ? {} : { currency }),
-        today: todayIn(caller.timezone),
-        canManage: canManagePayouts(caller),
-      }),
-    );
-    return { data };
-  });
-}
+export const payoutSummaryRoutes: RoutePlugin = async (app, { context }) => {
+  app.get(
+    '/team-payouts/summary',
+    {
+      config: {
+        access: {
+          roles: OWNER_ADMIN,
+          scope: 'read',
+          feature: { plan: 'agency', name: 'team_payouts' },
+        },
+      },
+      schema: {
+        summary: 'Team payout summary per currency',
+        description: 'Who may call: Owner, Admin; read scope; Agency plan.',
+        querystring: payoutSummaryQuery,
+        response: responses(
+          { 200: singleResponse(payoutSummarySchema) },
+          { 422: ['validation_failed', 'invalid_query'], 503: ['read_model_unavailable'] },
+        ),
+      },
+    },
+    async (request) => {
+      const caller = request.caller;
+      const { currency } = request.query;
+      const data = await context.read((connection) =>
+        loadPayoutSummary(connection, {
+          workspaceId: caller.workspaceId,
+          ...(currency === undefined ? {} : { currency }),
+          today: todayIn(caller.timezone),
+          canManage: canManagePayouts(caller),
+        }),
+      );
+      return { data };
+    },
+  );
+};

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { documentAs } from '../../schema-doc.ts';
 import { currencyCode, isoDate, moneyText as money, uuid } from '../../value-schemas.ts';
 
 // Money is a decimal string with exactly the currency's scale ("150.00", JPY "150",
@@ -116,11 +117,14 @@ export type Profitability = z.infer<typeof profitabilitySchema>;
 const id = z.guid({ error: 'must be a UUID' }).transform((v) => v.toLowerCase());
 const wholeNumber = (min: number, max: number) => {
   const message = `must be a whole number from ${min} to ${max}`;
-  return z
-    .string()
-    .regex(/^\d{1,9}$/, message)
-    .transform(Number)
-    .pipe(z.number().min(min, message).max(max, message));
+  return documentAs(
+    z
+      .string()
+      .regex(/^\d{1,9}$/, message)
+      .transform(Number)
+      .pipe(z.number().min(min, message).max(max, message)),
+    { type: 'integer', minimum: min, maximum: max },
+  );
 };
 
 /**

@@ -8,7 +8,7 @@ import { isoDate } from '../../value-schemas.ts';
 import { sortKeys } from '../../api/list-filters.ts';
 import type { Caller } from '../../api/caller.ts';
 import type { ListEndpoint } from '../../api/list/list-endpoint.ts';
-import { booleanText, listQuery, once } from '../../api/list/list-query.ts';
+import { booleanText, currencyText, listQuery, once } from '../../api/list/list-query.ts';
 import { SqlParams } from '../../readmodel/sql-params.ts';
 import { todayIn } from '../../time/calendar.ts';
 import { links, linksRecord } from './links.ts';
@@ -39,7 +39,7 @@ export const BILL_SORT_FIELDS = [
 /** GET /team-payouts/bills query (api-v1); strict. */
 export const billListQuery = listQuery(BILL_SORT_FIELDS, {
   payeeId: once(z.uuid()).optional(),
-  currency: once(z.string().transform((v) => v.toUpperCase())).optional(),
+  currency: once(currencyText).optional(),
   clientId: once(z.uuid()).optional(),
   projectId: once(z.uuid()).optional(),
   from: once(isoDate).optional(),

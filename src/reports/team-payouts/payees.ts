@@ -5,7 +5,7 @@ import { currencyCode, isoDate, isoTimestamp, moneyText, uuid } from '../../valu
 import { sortKeys } from '../../api/list-filters.ts';
 import type { Caller } from '../../api/caller.ts';
 import type { ListEndpoint } from '../../api/list/list-endpoint.ts';
-import { listQuery, once } from '../../api/list/list-query.ts';
+import { currencyText, listQuery, once } from '../../api/list/list-query.ts';
 import { SqlParams } from '../../readmodel/sql-params.ts';
 import { links, linksRecord } from './links.ts';
 import { readAll } from '../../readmodel/read-all.ts';
@@ -46,7 +46,7 @@ export const PAYEE_SORT_FIELDS = ['id', 'name', 'createdAt', 'updatedAt'] as con
 /** GET /team-payouts/payees query (api-v1); strict. */
 export const payeeListQuery = listQuery(PAYEE_SORT_FIELDS, {
   userId: once(z.uuid()).optional(),
-  currency: once(z.string().transform((v) => v.toUpperCase())).optional(),
+  currency: once(currencyText).optional(),
 });
 export type PayeeListQuery = z.output<typeof payeeListQuery>;
 

@@ -7,7 +7,13 @@ import { paymentEntity } from '../../entities/payment.entity.ts';
 import { sortKeys } from '../../api/list-filters.ts';
 import type { Caller } from '../../api/caller.ts';
 import type { ListEndpoint } from '../../api/list/list-endpoint.ts';
-import { limitParam, cursorParam, once, sortParam } from '../../api/list/list-query.ts';
+import {
+  currencyText,
+  limitParam,
+  cursorParam,
+  once,
+  sortParam,
+} from '../../api/list/list-query.ts';
 import { SqlParams } from '../../readmodel/sql-params.ts';
 import { links, linksRecord } from './links.ts';
 import { readAll } from '../../readmodel/read-all.ts';
@@ -26,7 +32,7 @@ export const paymentListQuery = z.object({
   cursor: cursorParam.optional(),
   limit: limitParam.optional(),
   sort: sortParam(PAYMENT_SORT_FIELDS).optional(),
-  currency: once(z.string().transform((v) => v.toUpperCase())).optional(),
+  currency: once(currencyText).optional(),
 });
 export type PaymentListQuery = z.output<typeof paymentListQuery>;
 

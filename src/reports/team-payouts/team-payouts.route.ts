@@ -1,18 +1,22 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { recordId } from '../../api/write.ts';
-import { OWNER_ADMIN, requireAccess, type AccessRule } from '../../api/access.ts';
-import type { RouteContext } from '../../api/route-context.ts';
+import { OWNER_ADMIN, type AccessRule } from '../../api/access.ts';
 import { forbiddenPlan, notFound } from '../../api/errors.ts';
 import { answerList } from '../../api/list/list-endpoint.ts';
-import { billList, billListQuery, findBill } from './bills.ts';
-import { findPayee, payeeList, payeeListQuery } from './payees.ts';
-import { findPayment, paymentList, paymentListQuery } from './payments.ts';
-import { parseStrictList } from './strict-list.ts';
-import { unpaidTimeList, unpaidTimeQuery } from './unpaid-time.ts';
+import {
+  idParams,
+  responses,
+  strictQuerySchema,
+  type RoutePlugin,
+} from '../../api/route-schema.ts';
+import { listResponse, singleResponse } from '../../api/schema-parts.ts';
+import { billList, billListQuery, billRecord, findBill } from './bills.ts';
+import { findPayee, payeeList, payeeListQuery, payeeRecord } from './payees.ts';
+import { findPayment, paymentList, paymentListQuery, paymentRecord } from './payments.ts';
+import { unpaidTimeList, unpaidTimeQuery, unpaidTimeRecord } from './unpaid-time.ts';
 
 /** A read of one record takes no query parameters: any is 422 invalid_query. */
-const NO_PARAMETERS = z.object({});
+const NO_PARAMETERS = strictQuerySchema(z.object({}));
 
 /** Bills and payments: Owner/Admin with read scope, on Studio too (decisions 2). */
 const FINALIZED: AccessRule = { roles: OWNER_ADMIN, scope: 'read' };
@@ -22,62 +26,147 @@ const AGENCY: AccessRule = {
   scope: 'read',
   feature: { plan: 'agency', name: 'team_payouts' },
 };
+const FINALIZED_WHO =
+  'Who may call: Owner, Admin; read scope; Studio or Agency (drafts on Agency only).';
+const AGENCY_WHO = 'Who may call: Owner, Admin; read scope; Agency plan.';
+
+const LIST_ERRORS = {
+  422: ['validation_failed', 'invalid_query', 'invalid_cursor'],
+  503: ['read_model_unavailable'],
+};
+const RECORD_ERRORS = {
+  404: ['not_found'],
+  422: ['invalid_query'],
+  503: ['read_model_unavailable'],
+};
+
+/** Drafts need Agency (decisions 2): asking for them is a plan error, before the input's. */
+function draftsNeedAgency(request: FastifyRequest): void {
+  const query = request.query as Record<string, unknown>;
+  if (query.status === 'DRAFT' && request.caller.plan !== 'agency')
+    throw forbiddenPlan('agency', 'draft_bills');
+}
 
 /** The read-only team-payout area (api-v1 "Team payout endpoints", decisions 7). */
-export function registerTeamPayoutRoutes(app: FastifyInstance, context: RouteContext): void {
-  app.get('/team-payouts/bills', async (request) => {
-    const caller = request.caller;
-    requireAccess(caller, FINALIZED);
-    // Drafts need Agency (decisions 2): asking for them is a plan error, checked before input.
-    const raw = (request.query ?? {}) as Record<string, unknown>;
-    if (raw.status === 'DRAFT' && caller.plan !== 'agency')
-      throw forbiddenPlan('agency', 'draft_bills');
-    const query = parseStrictList(billListQuery, request.query);
-    return context.read((c) => answerList(c, billList, query, caller, context));
-  });
+export const teamPayoutRoutes: RoutePlugin = async (app, { context }) => {
+  app.get(
+    '/team-payouts/bills',
+    {
+      config: { access: FINALIZED, beforeInput: draftsNeedAgency },
+      schema: {
+        summary: 'List team bills with their figures, lines and payments',
+        description: FINALIZED_WHO,
+        querystring: strictQuerySchema(billListQuery),
+        response: responses({ 200: listResponse(billRecord) }, LIST_ERRORS),
+      },
+    },
+    async (request) =>
+      context.read((c) => answerList(c, billList, request.query, request.caller, context)),
+  );
 
-  app.get<{ Params: { id: string } }>('/team-payouts/bills/:id', async (request) => {
-    requireAccess(request.caller, FINALIZED);
-    parseStrictList(NO_PARAMETERS, request.query);
-    const id = recordId(request.params.id);
-    const bill = await context.read((c) => findBill(c, request.caller, id));
-    if (!bill) throw notFound();
-    return { data: bill };
-  });
+  app.get(
+    '/team-payouts/bills/:id',
+    {
+      config: { access: FINALIZED },
+      schema: {
+        summary: 'Get a team bill',
+        description: FINALIZED_WHO,
+        params: idParams,
+        querystring: NO_PARAMETERS,
+        response: responses({ 200: singleResponse(billRecord) }, RECORD_ERRORS),
+      },
+    },
+    async (request) => {
+      const bill = await context.read((c) => findBill(c, request.caller, request.params.id));
+      if (!bill) throw notFound();
+      return { data: bill };
+    },
+  );
 
-  app.get('/team-payouts/payments', async (request) => {
-    requireAccess(request.caller, FINALIZED);
-    const query = parseStrictList(paymentListQuery, request.query);
-    return context.read((c) => answerList(c, paymentList, query, request.caller, context));
-  });
+  app.get(
+    '/team-payouts/payments',
+    {
+      config: { access: FINALIZED },
+      schema: {
+        summary: 'List team payments with allocations',
+        description: FINALIZED_WHO,
+        querystring: strictQuerySchema(paymentListQuery),
+        response: responses({ 200: listResponse(paymentRecord) }, LIST_ERRORS),
+      },
+    },
+    async (request) =>
+      context.read((c) => answerList(c, paymentList, request.query, request.caller, context)),
+  );
 
-  app.get<{ Params: { id: string } }>('/team-payouts/payments/:id', async (request) => {
-    requireAccess(request.caller, FINALIZED);
-    parseStrictList(NO_PARAMETERS, request.query);
-    const id = recordId(request.params.id);
-    const payment = await context.read((c) => findPayment(c, request.caller.workspaceId, id));
-    if (!payment) throw notFound();
-    return { data: payment };
-  });
+  app.get(
+    '/team-payouts/payments/:id',
+    {
+      config: { access: FINALIZED },
+      schema: {
+        summary: 'Get a team payment',
+        description: FINALIZED_WHO,
+        params: idParams,
+        querystring: NO_PARAMETERS,
+        response: responses({ 200: singleResponse(paymentRecord) }, RECORD_ERRORS),
+      },
+    },
+    async (request) => {
+      const payment = await context.read((c) =>
+        findPayment(c, request.caller.workspaceId, request.params.id),
+      );
+      if (!payment) throw notFound();
+      return { data: payment };
+    },
+  );
 
-  app.get('/team-payouts/payees', async (request) => {
-    requireAccess(request.caller, AGENCY);
-    const query = parseStrictList(payeeListQuery, request.query);
-    return context.read((c) => answerList(c, payeeList, query, request.caller, context));
-  });
+  app.get(
+    '/team-payouts/payees',
+    {
+      config: { access: AGENCY },
+      schema: {
+        summary: 'List payees with rates and credits',
+        description: AGENCY_WHO,
+        querystring: strictQuerySchema(payeeListQuery),
+        response: responses({ 200: listResponse(payeeRecord) }, LIST_ERRORS),
+      },
+    },
+    async (request) =>
+      context.read((c) => answerList(c, payeeList, request.query, request.caller, context)),
+  );
 
-  app.get<{ Params: { id: string } }>('/team-payouts/payees/:id', async (request) => {
-    requireAccess(request.caller, AGENCY);
-    parseStrictList(NO_PARAMETERS, request.query);
-    const id = recordId(request.params.id);
-    const payee = await context.read((c) => findPayee(c, request.caller.workspaceId, id));
-    if (!payee) throw notFound();
-    return { data: payee };
-  });
+  app.get(
+    '/team-payouts/payees/:id',
+    {
+      config: { access: AGENCY },
+      schema: {
+        summary: 'Get a payee',
+        description: AGENCY_WHO,
+        params: idParams,
+        querystring: NO_PARAMETERS,
+        response: responses({ 200: singleResponse(payeeRecord) }, RECORD_ERRORS),
+      },
+    },
+    async (request) => {
+      const payee = await context.read((c) =>
+        findPayee(c, request.caller.workspaceId, request.params.id),
+      );
+      if (!payee) throw notFound();
+      return { data: payee };
+    },
+  );
 
-  app.get('/team-payouts/unpaid-time', async (request) => {
-    requireAccess(request.caller, AGENCY);
-    const query = parseStrictList(unpaidTimeQuery, request.query);
-    return context.read((c) => answerList(c, unpaidTimeList, query, request.caller, context));
-  });
-}
+  app.get(
+    '/team-payouts/unpaid-time',
+    {
+      config: { access: AGENCY },
+      schema: {
+        summary: 'List unpaid time (scope=all adds non-billable work)',
+        description: AGENCY_WHO,
+        querystring: strictQuerySchema(unpaidTimeQuery),
+        response: responses({ 200: listResponse(unpaidTimeRecord) }, LIST_ERRORS),
+      },
+    },
+    async (request) =>
+      context.read((c) => answerList(c, unpaidTimeList, request.query, request.caller, context)),
+  );
+};

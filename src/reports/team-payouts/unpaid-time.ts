@@ -3,7 +3,13 @@ import { integer, money, rate, text } from '../../api/record-values.ts';
 import { currencyCode, isoDate, moneyText, uuid } from '../../value-schemas.ts';
 import type { Caller } from '../../api/caller.ts';
 import type { ListEndpoint } from '../../api/list/list-endpoint.ts';
-import { cursorParam, limitParam, once, sortParam } from '../../api/list/list-query.ts';
+import {
+  currencyText,
+  cursorParam,
+  limitParam,
+  once,
+  sortParam,
+} from '../../api/list/list-query.ts';
 import type { SqlParams } from '../../readmodel/sql-params.ts';
 import { links, linksRecord } from './links.ts';
 
@@ -41,7 +47,7 @@ export const unpaidTimeQuery = z.object({
   cursor: cursorParam.optional(),
   limit: limitParam.optional(),
   sort: sortParam(UNPAID_SORT_FIELDS).optional(),
-  currency: once(z.string().transform((v) => v.toUpperCase())).optional(),
+  currency: once(currencyText).optional(),
   scope: once(z.enum(['default', 'all'], { error: 'must be default or all' })).optional(),
 });
 export type UnpaidTimeQuery = z.output<typeof unpaidTimeQuery>;
