@@ -109,6 +109,19 @@ describe('team-payout lists over HTTP', () => {
     expect((await get('/payees/not-a-uuid')).status).toBe(404);
   });
 
+  it('answers 404 before 422: an id that names no record, with an unknown parameter', async () => {
+    // The record (404) is checked before the input (422), as docs/api.md orders the checks.
+    for (const q of [
+      '/bills/not-a-uuid?x=1',
+      `/payments/${ids.bill}?x=1`,
+      '/payees/00000000-0000-4000-8000-000000000000?nope=2',
+    ]) {
+      const { status, body } = await get(q);
+      expect(status, q).toBe(404);
+      expect(body.error.code).toBe('not_found');
+    }
+  });
+
   it('lists unpaid time: billable by default, non-billable with scope=all', async () => {
     expect((await get('/unpaid-time')).body.data).toEqual([]);
     const all = await get('/unpaid-time?scope=all');

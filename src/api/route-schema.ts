@@ -61,6 +61,15 @@ export function strictQuerySchema<T extends z.ZodObject>(schema: T): T {
 }
 
 /**
+ * A strict query read in the handler (declared with `readInHandler(strictQuerySchema(...))`):
+ * a record route reads it once it has found its record, so a missing record is 404 before a
+ * bad query is 422.
+ */
+export function readStrictQuery<T extends z.ZodObject>(schema: T, query: unknown): z.output<T> {
+  return parseQuery(schema, strictQuery(query, Object.keys(schema.shape)));
+}
+
+/**
  * The app's validator compiler: each part of the input validated by its zod schema, failing
  * with the API's errors. A path parameter that does not fit names no record: 404, as a
  * missing one. A query fails with 422 `validation_failed` (strict ones first with

@@ -5,6 +5,8 @@ import { forbiddenPlan, notFound } from '../../api/errors.ts';
 import { answerList } from '../../api/list/list-endpoint.ts';
 import {
   idParams,
+  readInHandler,
+  readStrictQuery,
   responses,
   strictQuerySchema,
   type RoutePlugin,
@@ -16,7 +18,9 @@ import { findPayment, paymentList, paymentListQuery, paymentRecord } from './pay
 import { unpaidTimeList, unpaidTimeQuery, unpaidTimeRecord } from './unpaid-time.ts';
 
 /** A read of one record takes no query parameters: any is 422 invalid_query. */
+/** A record route takes no query; it reads it after finding its record (404 before 422). */
 const NO_PARAMETERS = strictQuerySchema(z.object({}));
+const RECORD_QUERY = readInHandler(NO_PARAMETERS);
 
 /** Bills and payments: Owner/Admin with read scope, on Studio too (decisions 2). */
 const FINALIZED: AccessRule = { roles: OWNER_ADMIN, scope: 'read' };
@@ -72,13 +76,14 @@ export const teamPayoutRoutes: RoutePlugin = async (app, { context }) => {
         summary: 'Get a team bill',
         description: FINALIZED_WHO,
         params: idParams,
-        querystring: NO_PARAMETERS,
+        querystring: RECORD_QUERY,
         response: responses({ 200: singleResponse(billRecord) }, RECORD_ERRORS),
       },
     },
     async (request) => {
       const bill = await context.read((c) => findBill(c, request.caller, request.params.id));
       if (!bill) throw notFound();
+      readStrictQuery(NO_PARAMETERS, request.query);
       return { data: bill };
     },
   );
@@ -106,7 +111,7 @@ export const teamPayoutRoutes: RoutePlugin = async (app, { context }) => {
         summary: 'Get a team payment',
         description: FINALIZED_WHO,
         params: idParams,
-        querystring: NO_PARAMETERS,
+        querystring: RECORD_QUERY,
         response: responses({ 200: singleResponse(paymentRecord) }, RECORD_ERRORS),
       },
     },
@@ -115,6 +120,7 @@ export const teamPayoutRoutes: RoutePlugin = async (app, { context }) => {
         findPayment(c, request.caller.workspaceId, request.params.id),
       );
       if (!payment) throw notFound();
+      readStrictQuery(NO_PARAMETERS, request.query);
       return { data: payment };
     },
   );
@@ -142,7 +148,7 @@ export const teamPayoutRoutes: RoutePlugin = async (app, { context }) => {
         summary: 'Get a payee',
         description: AGENCY_WHO,
         params: idParams,
-        querystring: NO_PARAMETERS,
+        querystring: RECORD_QUERY,
         response: responses({ 200: singleResponse(payeeRecord) }, RECORD_ERRORS),
       },
     },
@@ -151,6 +157,7 @@ export const teamPayoutRoutes: RoutePlugin = async (app, { context }) => {
         findPayee(c, request.caller.workspaceId, request.params.id),
       );
       if (!payee) throw notFound();
+      readStrictQuery(NO_PARAMETERS, request.query);
       return { data: payee };
     },
   );
