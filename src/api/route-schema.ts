@@ -167,6 +167,11 @@ export const CREATE_ERRORS = {
   409: ['idempotency_in_progress'],
   422: ['validation_failed', 'idempotency_key_reused'],
 };
+/** A create whose Idempotency-Key is required: a create's errors, and the missing key's. */
+export const KEYED_CREATE_ERRORS = {
+  ...CREATE_ERRORS,
+  400: ['malformed_json', 'idempotency_key_required'],
+};
 /** A PATCH's errors: a write's, and the record's. */
 export const UPDATE_ERRORS = { ...WRITE_ERRORS, 404: ['not_found'] };
 

@@ -1,7 +1,7 @@
 import { IDEMPOTENT_REPLAYED_HEADER, idempotencyKeyHeader, runIdempotent } from '../idempotency.ts';
 import { MANAGER_UP } from '../roles.ts';
 import {
-  CREATE_ERRORS,
+  KEYED_CREATE_ERRORS,
   idParams,
   readInHandler,
   responses,
@@ -28,10 +28,7 @@ export const expenseRoutes: RoutePlugin = async (app, { context }) => {
         responseHeaders: { 201: IDEMPOTENT_REPLAYED_HEADER },
         headers: idempotencyKeyHeader({ required: true }),
         body: expenseCreateInput,
-        response: responses(
-          { 201: singleResponse(expenseRecord) },
-          { ...CREATE_ERRORS, 400: ['malformed_json', 'idempotency_key_required'] },
-        ),
+        response: responses({ 201: singleResponse(expenseRecord) }, KEYED_CREATE_ERRORS),
       },
     },
     async (request, reply) => {

@@ -6,7 +6,7 @@ import type { Database } from '../../store/schema.ts';
 import { isProjectMember, requireMembers, requireProject } from '../references.ts';
 import { MANAGER_UP } from '../roles.ts';
 import {
-  CREATE_ERRORS,
+  KEYED_CREATE_ERRORS,
   idParams,
   readInHandler,
   responses,
@@ -48,10 +48,7 @@ export const taskRoutes: RoutePlugin = async (app, { context }) => {
         responseHeaders: { 201: IDEMPOTENT_REPLAYED_HEADER },
         headers: idempotencyKeyHeader({ required: true }),
         body: taskCreateInput,
-        response: responses(
-          { 201: singleResponse(taskRecord) },
-          { ...CREATE_ERRORS, 400: ['malformed_json', 'idempotency_key_required'] },
-        ),
+        response: responses({ 201: singleResponse(taskRecord) }, KEYED_CREATE_ERRORS),
       },
     },
     async (request, reply) => {

@@ -22,6 +22,17 @@ import { unpaidTimeList, unpaidTimeQuery, unpaidTimeRecord } from './unpaid-time
 const NO_PARAMETERS = strictQuerySchema(z.object({}));
 const RECORD_QUERY = readInHandler(NO_PARAMETERS);
 
+/** A record read's answer: its record found (else 404), then its query read (else 422). */
+async function answerRecord<T>(
+  request: FastifyRequest,
+  found: Promise<T | undefined>,
+): Promise<{ data: T }> {
+  const record = await found;
+  if (!record) throw notFound();
+  readStrictQuery(NO_PARAMETERS, request.query);
+  return { data: record };
+}
+
 /** Bills and payments: Owner/Admin with read scope, on Studio too (decisions 2). */
 const FINALIZED: AccessRule = { roles: OWNER_ADMIN, scope: 'read' };
 /** Payees and unpaid time: Owner/Admin with read scope, Agency plan. */
@@ -80,12 +91,11 @@ export const teamPayoutRoutes: RoutePlugin = async (app, { context }) => {
         response: responses({ 200: singleResponse(billRecord) }, RECORD_ERRORS),
       },
     },
-    async (request) => {
-      const bill = await context.read((c) => findBill(c, request.caller, request.params.id));
-      if (!bill) throw notFound();
-      readStrictQuery(NO_PARAMETERS, request.query);
-      return { data: bill };
-    },
+    async (request) =>
+      answerRecord(
+        request,
+        context.read((c) => findBill(c, request.caller, request.params.id)),
+      ),
   );
 
   app.get(
@@ -115,14 +125,11 @@ export const teamPayoutRoutes: RoutePlugin = async (app, { context }) => {
         response: responses({ 200: singleResponse(paymentRecord) }, RECORD_ERRORS),
       },
     },
-    async (request) => {
-      const payment = await context.read((c) =>
-        findPayment(c, request.caller.workspaceId, request.params.id),
-      );
-      if (!payment) throw notFound();
-      readStrictQuery(NO_PARAMETERS, request.query);
-      return { data: payment };
-    },
+    async (request) =>
+      answerRecord(
+        request,
+        context.read((c) => findPayment(c, request.caller.workspaceId, request.params.id)),
+      ),
   );
 
   app.get(
@@ -152,14 +159,11 @@ export const teamPayoutRoutes: RoutePlugin = async (app, { context }) => {
         response: responses({ 200: singleResponse(payeeRecord) }, RECORD_ERRORS),
       },
     },
-    async (request) => {
-      const payee = await context.read((c) =>
-        findPayee(c, request.caller.workspaceId, request.params.id),
-      );
-      if (!payee) throw notFound();
-      readStrictQuery(NO_PARAMETERS, request.query);
-      return { data: payee };
-    },
+    async (request) =>
+      answerRecord(
+        request,
+        context.read((c) => findPayee(c, request.caller.workspaceId, request.params.id)),
+      ),
   );
 
   app.get(
