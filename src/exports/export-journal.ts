@@ -4,7 +4,16 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { DerivedBatch, DerivedTables } from '../readmodel/derived-tables.ts';
 import type { JournalPosition as Position } from './manifest.ts';
 import type { JournalSource } from './export-reports.ts';
-import { COPY_OPTIONS, type ExportFormat, type RowFilter } from './export-writer.ts';
+import { sql, type SqlBool } from 'kysely';
+import { runCompiled } from '../readmodel/query-builder.ts';
+import { exportQueries } from './export-db.ts';
+import {
+  COPY_OPTIONS,
+  copyStatement,
+  type ExportFormat,
+  type KeyRows,
+  type RowFilter,
+} from './export-writer.ts';
 
 export type JournalPosition = Position;
 
@@ -176,9 +185,17 @@ export async function journalPosition(duck: DuckDBConnection): Promise<JournalPo
 
 /** Only the report's rows whose journal key changed after `since` (an incremental run). */
 export function changedSince(journal: JournalSource, since: JournalPosition): RowFilter {
-  return (params) =>
-    `${journal.key} IN (SELECT key FROM export_journal WHERE table_name = '${journal.table}'
-      AND change_no > ${params.bind(since.changeNo, 'BIGINT')})`;
+  // A query embedded in `sql` is written in parentheses.
+  return sql<SqlBool>`${sql.raw(journal.key)} IN ${changedKeys(journal, since)}`;
+}
+
+/** The journal keys of `journal`'s table changed after `since`. */
+function changedKeys(journal: JournalSource, since: JournalPosition) {
+  return exportQueries
+    .selectFrom('export_journal')
+    .select('key')
+    .where('table_name', '=', journal.table)
+    .where('change_no', '>', since.changeNo);
 }
 
 /**
@@ -192,16 +209,11 @@ export async function writeDeletedSince(
   since: JournalPosition,
   format: ExportFormat,
   file: string,
-  current: { sql: string; values: Record<string, string | number | boolean | null> },
+  current: KeyRows,
 ): Promise<number> {
-  const reader = await duck.runAndReadAll(
-    `COPY (
-       SELECT key FROM export_journal
-       WHERE table_name = '${journal.table}' AND change_no > $export_since
-         AND key NOT IN (SELECT export_key FROM (${current.sql}))
-       ORDER BY key
-     ) TO $export_file (${COPY_OPTIONS[format]})`,
-    { ...current.values, export_since: since.changeNo, export_file: file },
-  );
+  const gone = changedKeys(journal, since)
+    .where('key', 'not in', exportQueries.selectFrom(current.as('c')).select('c.export_key'))
+    .orderBy('key');
+  const reader = await runCompiled(duck, copyStatement(gone, file, COPY_OPTIONS[format]));
   return Number(reader.getRows()[0]?.[0] ?? 0);
 }

@@ -1,6 +1,7 @@
 import type { AccessRule } from '../api/access.ts';
 import { OWNER_ADMIN } from '../api/access.ts';
-import type { SqlParams } from '../readmodel/sql-params.ts';
+import { sql, type SelectQueryBuilder } from 'kysely';
+import { exportQueries } from './export-db.ts';
 import { entityColumns, type ColumnKind, type ExportColumn } from './export-columns.ts';
 import { invoiceEntity } from '../entities/invoice.entity.ts';
 import { timeEntryEntity } from '../entities/time-entry.entity.ts';
@@ -33,6 +34,13 @@ export interface JournalSource {
   key: string;
 }
 
+/**
+ * A report's rows before their columns. Each source is typed over the tables it reads; the
+ * writer only adds its columns' SQL, the order and row filters, whatever those tables are.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type ReportRows = SelectQueryBuilder<any, any, object>;
+
 export interface ExportReport {
   name: string;
   /** What from/to filter, for the docs and the CLI's help. */
@@ -41,10 +49,10 @@ export interface ExportReport {
   access: AccessRule;
   columns: ExportColumn[];
   /**
-   * The rows' FROM and WHERE, with the workspace, dates and plan bound into `params`. The
-   * conditions are fixed SQL with placeholders; no value is pasted.
+   * The rows' FROM and WHERE, typed over the read model's columns (export-db.ts), with the
+   * workspace, dates and plan bound as parameters; no value is pasted into the SQL.
    */
-  source(p: ExportParams, params: SqlParams): { from: string; where: string[] };
+  source(p: ExportParams): ReportRows;
   /** Stable order, ending in a unique key, so the same data gives the same bytes. */
   orderBy: string;
   /** Row reports an incremental schedule can follow; absent for derived reports. */
@@ -63,32 +71,10 @@ const AGENCY: AccessRule = {
   feature: { plan: 'agency', name: 'team_payouts' },
 };
 
-const ws = (params: SqlParams, p: ExportParams, column = 'r.workspace_id') =>
-  `${column} = ${params.bind(p.workspaceId, 'UUID')}`;
-
-/** `column` between from and to, each end only when given. */
-function dateRange(params: SqlParams, p: ExportParams, column: string): string[] {
-  return [
-    ...(p.from === undefined ? [] : [`${column} >= ${params.bind(p.from, 'DATE')}`]),
-    ...(p.to === undefined ? [] : [`${column} <= ${params.bind(p.to, 'DATE')}`]),
-  ];
-}
-
-/** Bills whose service period overlaps the range, as GET /team-payouts/bills (decisions 7). */
-function servicePeriodOverlaps(params: SqlParams, p: ExportParams, bill = 'b'): string[] {
-  return [
-    ...(p.from === undefined
-      ? []
-      : [`(${bill}.service_to IS NULL OR ${bill}.service_to >= ${params.bind(p.from, 'DATE')})`]),
-    ...(p.to === undefined
-      ? []
-      : [`(${bill}.service_from IS NULL OR ${bill}.service_from <= ${params.bind(p.to, 'DATE')})`]),
-  ];
-}
+const db = exportQueries;
 
 /** Drafts are an Agency feature: a Studio workspace's exports never contain them. */
-const noDrafts = (p: ExportParams, bill = 'b') =>
-  p.plan === 'agency' ? [] : [`${bill}.status <> 'DRAFT'`];
+const draftsShown = (p: ExportParams) => p.plan === 'agency';
 
 const col = (name: string, sql: string, kind: ColumnKind, currency?: string): ExportColumn =>
   currency === undefined ? { name, sql, kind } : { name, sql, kind, currency };
@@ -98,10 +84,13 @@ const invoices: ExportReport = {
   dateMeaning: 'issue date',
   access: FINALIZED,
   columns: entityColumns(invoiceEntity),
-  source: (p, params) => ({
-    from: 'invoices r',
-    where: [ws(params, p), 'r.deleted_at IS NULL', ...dateRange(params, p, 'r.issue_date')],
-  }),
+  source: (p) =>
+    db
+      .selectFrom('invoices as r')
+      .where('r.workspace_id', '=', p.workspaceId)
+      .where('r.deleted_at', 'is', null)
+      .$if(p.from !== undefined, (q) => q.where('r.issue_date', '>=', p.from!))
+      .$if(p.to !== undefined, (q) => q.where('r.issue_date', '<=', p.to!)),
   orderBy: 'r.issue_date NULLS LAST, r.number, r.id',
   journal: { table: 'invoices', key: 'CAST(r.id AS VARCHAR)' },
 };
@@ -111,10 +100,13 @@ const timeEntries: ExportReport = {
   dateMeaning: 'entry date',
   access: FINALIZED,
   columns: entityColumns(timeEntryEntity),
-  source: (p, params) => ({
-    from: 'time_entries r',
-    where: [ws(params, p), 'r.deleted_at IS NULL', ...dateRange(params, p, 'r.entry_date')],
-  }),
+  source: (p) =>
+    db
+      .selectFrom('time_entries as r')
+      .where('r.workspace_id', '=', p.workspaceId)
+      .where('r.deleted_at', 'is', null)
+      .$if(p.from !== undefined, (q) => q.where('r.entry_date', '>=', p.from!))
+      .$if(p.to !== undefined, (q) => q.where('r.entry_date', '<=', p.to!)),
   orderBy: 'r.entry_date, r.id',
   journal: { table: 'time_entries', key: 'CAST(r.id AS VARCHAR)' },
   partitionKey: { sql: 'r.entry_date', type: 'DATE' },
@@ -125,16 +117,21 @@ const bills: ExportReport = {
   dateMeaning: 'service period (bills whose period overlaps the range, as GET /team-payouts/bills)',
   access: FINALIZED,
   columns: entityColumns(billEntity),
-  source: (p, params) => ({
-    from: `team_bills r JOIN team_bill_figures f ON f.bill_id = r.id
-      JOIN payees p ON p.id = r.payee_id`,
-    where: [
-      ws(params, p),
-      'r.deleted_at IS NULL',
-      ...noDrafts(p, 'r'),
-      ...servicePeriodOverlaps(params, p, 'r'),
-    ],
-  }),
+  source: (p) =>
+    db
+      .selectFrom('team_bills as r')
+      .innerJoin('team_bill_figures as f', 'f.bill_id', 'r.id')
+      .innerJoin('payees as p', 'p.id', 'r.payee_id')
+      .where('r.workspace_id', '=', p.workspaceId)
+      .where('r.deleted_at', 'is', null)
+      .$if(!draftsShown(p), (q) => q.where('r.status', '<>', 'DRAFT'))
+      // Bills whose service period overlaps the range, as GET /team-payouts/bills (decisions 7).
+      .$if(p.from !== undefined, (q) =>
+        q.where((e) => e.or([e('r.service_to', 'is', null), e('r.service_to', '>=', p.from!)])),
+      )
+      .$if(p.to !== undefined, (q) =>
+        q.where((e) => e.or([e('r.service_from', 'is', null), e('r.service_from', '<=', p.to!)])),
+      ),
   orderBy: 'r.number, r.id',
   journal: { table: 'team_bills', key: 'CAST(r.id AS VARCHAR)' },
 };
@@ -144,15 +141,19 @@ const billLines: ExportReport = {
   dateMeaning: "the bill's service period (the lines of the bills export for the same range)",
   access: FINALIZED,
   columns: entityColumns(billLineEntity),
-  source: (p, params) => ({
-    from: 'team_bill_lines l JOIN team_bills b ON b.id = l.bill_id',
-    where: [
-      ws(params, p, 'l.workspace_id'),
-      'b.deleted_at IS NULL',
-      ...noDrafts(p),
-      ...servicePeriodOverlaps(params, p),
-    ],
-  }),
+  source: (p) =>
+    db
+      .selectFrom('team_bill_lines as l')
+      .innerJoin('team_bills as b', 'b.id', 'l.bill_id')
+      .where('l.workspace_id', '=', p.workspaceId)
+      .where('b.deleted_at', 'is', null)
+      .$if(!draftsShown(p), (q) => q.where('b.status', '<>', 'DRAFT'))
+      .$if(p.from !== undefined, (q) =>
+        q.where((e) => e.or([e('b.service_to', 'is', null), e('b.service_to', '>=', p.from!)])),
+      )
+      .$if(p.to !== undefined, (q) =>
+        q.where((e) => e.or([e('b.service_from', 'is', null), e('b.service_from', '<=', p.to!)])),
+      ),
   orderBy: 'b.number, l.bill_id, l.position, l.id',
   journal: { table: 'team_bill_lines', key: 'CAST(l.id AS VARCHAR)' },
 };
@@ -162,10 +163,14 @@ const payments: ExportReport = {
   dateMeaning: 'paid date',
   access: FINALIZED,
   columns: entityColumns(paymentEntity),
-  source: (p, params) => ({
-    from: 'team_payments r JOIN payees p ON p.id = r.payee_id',
-    where: [ws(params, p), 'r.deleted_at IS NULL', ...dateRange(params, p, 'r.paid_date')],
-  }),
+  source: (p) =>
+    db
+      .selectFrom('team_payments as r')
+      .innerJoin('payees as p', 'p.id', 'r.payee_id')
+      .where('r.workspace_id', '=', p.workspaceId)
+      .where('r.deleted_at', 'is', null)
+      .$if(p.from !== undefined, (q) => q.where('r.paid_date', '>=', p.from!))
+      .$if(p.to !== undefined, (q) => q.where('r.paid_date', '<=', p.to!)),
   orderBy: 'r.paid_date, r.id',
   journal: { table: 'team_payments', key: 'CAST(r.id AS VARCHAR)' },
   partitionKey: { sql: 'r.paid_date', type: 'DATE' },
@@ -176,15 +181,15 @@ const allocations: ExportReport = {
   dateMeaning: "the payment's paid date",
   access: FINALIZED,
   columns: entityColumns(allocationEntity),
-  source: (p, params) => ({
-    from: `team_payment_allocations a JOIN team_payments r ON r.id = a.payment_id
-      JOIN team_bills b ON b.id = a.bill_id`,
-    where: [
-      ws(params, p, 'a.workspace_id'),
-      'r.deleted_at IS NULL',
-      ...dateRange(params, p, 'r.paid_date'),
-    ],
-  }),
+  source: (p) =>
+    db
+      .selectFrom('team_payment_allocations as a')
+      .innerJoin('team_payments as r', 'r.id', 'a.payment_id')
+      .innerJoin('team_bills as b', 'b.id', 'a.bill_id')
+      .where('a.workspace_id', '=', p.workspaceId)
+      .where('r.deleted_at', 'is', null)
+      .$if(p.from !== undefined, (q) => q.where('r.paid_date', '>=', p.from!))
+      .$if(p.to !== undefined, (q) => q.where('r.paid_date', '<=', p.to!)),
   orderBy: 'r.paid_date, a.payment_id, a.position, a.bill_id',
   journal: {
     table: 'team_payment_allocations',
@@ -216,10 +221,12 @@ const unpaidTime: ExportReport = {
     col('section', 'r.section', 'text'),
     col('selectedByDefault', 'r.selected_by_default', 'boolean'),
   ],
-  source: (p, params) => ({
-    from: 'unpaid_time_items r',
-    where: [ws(params, p), ...dateRange(params, p, 'r.work_date')],
-  }),
+  source: (p) =>
+    db
+      .selectFrom('unpaid_time_items as r')
+      .where('r.workspace_id', '=', p.workspaceId)
+      .$if(p.from !== undefined, (q) => q.where('r.work_date', '>=', p.from!))
+      .$if(p.to !== undefined, (q) => q.where('r.work_date', '<=', p.to!)),
   orderBy: 'r.work_date, r.id',
   partitionKey: { sql: 'r.work_date', type: 'DATE' },
 };
@@ -255,23 +262,33 @@ function profitabilityParams(p: ExportParams) {
   return { workspaceId: p.workspaceId, from: p.from, to: p.to, page: 1, perPage: 1_000_000_000 };
 }
 
+/** The columns of profitability_report's rows that the exports' order and filter name. */
+interface ProfitabilityRow {
+  part: 'member' | 'project';
+  position: number;
+  member_position: number;
+  project_id: string | null;
+  project_name: string | null;
+}
+
 /**
  * The `part` rows of profitability_report of the whole workspace for the range, every member
  * on one page, as the API computes it (its whole months bound), with the workspace's base
  * currency.
  */
-function profitabilitySource(p: ExportParams, params: SqlParams, part: 'member' | 'project') {
+function profitabilitySource(p: ExportParams, part: ProfitabilityRow['part']): ReportRows {
   const { workspaceId, from, to, perPage } = profitabilityParams(p);
   const whole = wholeMonthsOf(from, to);
-  const workspace = params.bind(workspaceId, 'UUID');
   const date = (value: string | undefined) =>
-    value === undefined ? 'NULL::DATE' : params.bind(value, 'DATE');
-  return {
-    from: `profitability_report(${workspace}, ${date(from)}, ${date(to)}, ${date(whole?.from)},
-      ${date(whole?.to)}, NULL::UUID, NULL::UUID, NULL::UUID, 1::BIGINT, ${params.bind(perPage, 'BIGINT')}) x,
-      (SELECT base_currency FROM workspaces WHERE id = ${workspace}) b`,
-    where: [`x.part = ${params.bind(part)}`],
-  };
+    value === undefined ? sql`NULL::DATE` : sql`CAST(${value} AS DATE)`;
+  const report = sql<ProfitabilityRow>`profitability_report(CAST(${workspaceId} AS UUID),
+    ${date(from)}, ${date(to)}, ${date(whole?.from)}, ${date(whole?.to)},
+    NULL::UUID, NULL::UUID, NULL::UUID, 1::BIGINT, CAST(${perPage} AS BIGINT))`;
+  const base = db.selectFrom('workspaces').select('base_currency').where('id', '=', workspaceId);
+  return db
+    .selectFrom(report.as('x'))
+    .innerJoin(base.as('b'), (join) => join.onTrue())
+    .where('x.part', '=', part);
 }
 
 const identity = [
@@ -285,7 +302,7 @@ const profitabilityMembers: ExportReport = {
   dateMeaning: 'entry date, as GET /team-payouts/profitability (default: the current month)',
   access: AGENCY,
   columns: [...identity, col('baseCurrency', 'b.base_currency', 'text'), ...metricColumns],
-  source: (p, params) => profitabilitySource(p, params, 'member'),
+  source: (p) => profitabilitySource(p, 'member'),
   orderBy: 'x.position',
 };
 
@@ -300,7 +317,7 @@ const profitabilityProjects: ExportReport = {
     col('baseCurrency', 'b.base_currency', 'text'),
     ...metricColumns,
   ],
-  source: (p, params) => profitabilitySource(p, params, 'project'),
+  source: (p) => profitabilitySource(p, 'project'),
   orderBy: 'x.member_position, x.project_name IS NULL, x.project_name, x.project_id',
 };
 

@@ -306,7 +306,7 @@ export async function runExportOn(
           since,
           format,
           path.join(tmp, deletedName),
-          { sql: current.sql, values: current.params.values },
+          current,
         );
         files.push({
           name: deletedName,

@@ -2,12 +2,20 @@ import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
-import type { DuckDBConnection } from '@duckdb/node-api';
-import { SqlParams } from '../readmodel/sql-params.ts';
+import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
+import {
+  sql,
+  type CompiledQuery,
+  type Expression,
+  type SelectQueryBuilder,
+  type SqlBool,
+} from 'kysely';
+import { runCompiled } from '../readmodel/query-builder.ts';
+import { exportQueries } from './export-db.ts';
 import { currencyScale } from '../money/currencies.ts';
 import { Money } from '../money/money.ts';
 import type { ExportColumn } from './export-columns.ts';
-import type { ExportParams, ExportReport } from './export-reports.ts';
+import type { ExportParams, ExportReport, ReportRows } from './export-reports.ts';
 
 export const EXPORT_FORMATS = ['csv', 'ndjson', 'parquet'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -65,38 +73,42 @@ function columnSql(column: ExportColumn, format: ExportFormat): string {
   }
 }
 
-/** Rows an incremental run restricts the export to (SQL over the report's FROM, bound). */
-export type RowFilter = (params: SqlParams) => string;
+/** A condition on the report's rows (an incremental run's, a part's), over its FROM. */
+export type RowFilter = Expression<SqlBool>;
 
-/** The report's SELECT in a format: its columns, FROM and WHERE, with every value bound. */
+/** The report's SELECT in a format: its columns over its rows, the filters applied. */
 export function exportSelect(
   report: ExportReport,
   p: ExportParams,
   format: ExportFormat,
-  options: { ordered: boolean; filter?: RowFilter } = { ordered: true },
-): { sql: string; params: SqlParams } {
-  const params = new SqlParams();
-  const { from, where } = report.source(p, params);
-  const conditions = [...where, ...(options.filter ? [options.filter(params)] : [])];
-  const columns = report.columns.map((c) => `${columnSql(c, format)} AS "${c.name}"`).join(', ');
-  const sql = `SELECT ${columns} FROM ${from}${
-    conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : ''
-  }${options.ordered ? ` ORDER BY ${report.orderBy}` : ''}`;
-  return { sql, params };
+  options: { ordered: boolean; filters?: RowFilter[] } = { ordered: true },
+): ReportRows {
+  const columns = report.columns.map((c) => sql.raw(columnSql(c, format)).as(c.name));
+  const rows = filtered(report.source(p), options.filters).select(columns);
+  return options.ordered ? rows.orderBy(sql.raw(report.orderBy)) : rows;
 }
 
+function filtered(rows: ReportRows, filters: RowFilter[] = []): ReportRows {
+  return filters.reduce((q, filter) => q.where(filter), rows);
+}
+
+/** The journal keys of a report's rows, one `export_key` column. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type KeyRows = SelectQueryBuilder<any, any, { export_key: string }>;
+
 /** The journal keys of the report's rows as they are now (`export_key`), for deletions. */
-export function exportKeySelect(
-  report: ExportReport,
-  p: ExportParams,
-): { sql: string; params: SqlParams } {
+export function exportKeySelect(report: ExportReport, p: ExportParams): KeyRows {
   if (!report.journal) throw new Error(`${report.name} has no journal`);
-  const params = new SqlParams();
-  const { from, where } = report.source(p, params);
-  const sql = `SELECT ${report.journal.key} AS export_key FROM ${from}${
-    where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''
-  }`;
-  return { sql, params };
+  return report.source(p).select(sql.raw<string>(report.journal.key).as('export_key'));
+}
+
+/** `COPY (rows) TO file (options)`, every value bound (a query in `sql` gets its parentheses). */
+export function copyStatement(
+  rows: ReportRows | KeyRows,
+  file: string,
+  options: string,
+): CompiledQuery {
+  return sql`COPY ${rows} TO ${file} (${sql.raw(options)})`.compile(exportQueries);
 }
 
 /** A money column and the column holding its currency (both by their export names). */
@@ -130,7 +142,7 @@ export const NO_CURRENCY = '(none)';
 export async function sumMoney(
   connection: DuckDBConnection,
   source: string,
-  values: Record<string, string | number | boolean | null>,
+  values: Record<string, DuckDBValue> | readonly DuckDBValue[],
   columns: MoneyColumn[],
 ): Promise<{ sums: MoneySums; invalid: Record<string, number> }> {
   const sums: MoneySums = {};
@@ -142,7 +154,7 @@ export async function sumMoney(
          CAST(sum(TRY_CAST(${c} AS DECIMAL(38, 4))) AS VARCHAR),
          count(${c}) - count(TRY_CAST(${c} AS DECIMAL(38, 4)))
        FROM ${source} GROUP BY 1 ORDER BY 1`,
-      values,
+      values as DuckDBValue[],
     );
     const perCurrency: Record<string, string> = {};
     let bad = 0;
@@ -262,17 +274,18 @@ export async function writeReportFile(
       parts,
     );
   } else {
-    const write = () => copy(connection, report, p, format, file, { header: true, filter });
+    const write = () =>
+      copy(connection, report, p, format, file, { header: true, filters: filter ? [filter] : [] });
     rows = onProgress ? await withProgress(connection, write, onProgress) : await write();
   }
   const unordered = exportSelect(report, p, format, {
     ordered: false,
-    ...(filter ? { filter } : {}),
-  });
+    filters: filter ? [filter] : [],
+  }).compile();
   const { sums } = await sumMoney(
     connection,
     `(${unordered.sql})`,
-    unordered.params.values,
+    unordered.parameters as DuckDBValue[],
     moneyColumns(report),
   );
   return { rows, money: sums, parts: Math.max(parts.length, 1) };
@@ -294,20 +307,17 @@ async function copy(
   p: ExportParams,
   format: ExportFormat,
   file: string,
-  options: { header: boolean; filter?: RowFilter | undefined },
+  options: { header: boolean; filters: RowFilter[] },
 ): Promise<number> {
-  const { sql, params } = exportSelect(report, p, format, {
+  const rows = exportSelect(report, p, format, {
     ordered: ORDERED[format],
-    ...(options.filter ? { filter: options.filter } : {}),
+    filters: options.filters,
   });
   const copyOptions =
     format === 'csv' && !options.header
       ? COPY_OPTIONS.csv.replace('HEADER true', 'HEADER false')
       : COPY_OPTIONS[format];
-  const copied = await connection.runAndReadAll(
-    `COPY (${sql}) TO ${params.bind(file)} (${copyOptions})`,
-    params.values,
-  );
+  const copied = await runCompiled(connection, copyStatement(rows, file, copyOptions));
   return Number(copied.getRows()[0]?.[0] ?? 0);
 }
 
@@ -328,16 +338,12 @@ async function partRanges(
   filter: RowFilter | undefined,
   partRows: number,
 ): Promise<PartRange[]> {
-  const key = report.partitionKey!;
-  const params = new SqlParams();
-  const { from, where } = report.source(p, params);
-  const conditions = [...where, ...(filter ? [filter(params)] : [])];
-  const reader = await connection.runAndReadAll(
-    `SELECT CAST(${key.sql} AS VARCHAR), count(*) FROM ${from}
-     ${conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : ''}
-     GROUP BY 1 ORDER BY 1`,
-    params.values,
-  );
+  const key = sql.raw(report.partitionKey!.sql);
+  const counts = filtered(report.source(p), filter ? [filter] : [])
+    .select([sql`CAST(${key} AS VARCHAR)`.as('key'), sql`count(*)`.as('rows')])
+    .groupBy(key)
+    .orderBy(key);
+  const reader = await runCompiled(connection, counts.compile());
   const ranges: PartRange[] = [];
   let rows = 0;
   let start: string | undefined;
@@ -371,16 +377,15 @@ async function copyParts(
     connections.map(async (connection) => {
       for (let i = next++; i < parts.length; i = next++) {
         const { from, to } = parts[i]!;
-        const inPart: RowFilter = (params) =>
-          [
-            ...(filter ? [filter(params)] : []),
-            ...(from === undefined ? [] : [`${key.sql} >= ${params.bind(from, key.type)}`]),
-            ...(to === undefined ? [] : [`${key.sql} < ${params.bind(to, key.type)}`]),
-            'TRUE',
-          ].join(' AND ');
+        const value = (bound: string) => sql`CAST(${bound} AS ${sql.raw(key.type)})`;
+        const inPart: RowFilter[] = [
+          ...(filter ? [filter] : []),
+          ...(from === undefined ? [] : [sql<SqlBool>`${sql.raw(key.sql)} >= ${value(from)}`]),
+          ...(to === undefined ? [] : [sql<SqlBool>`${sql.raw(key.sql)} < ${value(to)}`]),
+        ];
         counts[i] = await copy(connection, report, p, format, partFile(i), {
           header: i === 0,
-          filter: inPart,
+          filters: inPart,
         });
       }
     }),
