@@ -1,4 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DerivedBatch } from './derived-tables.ts';
 
 /**
  * The keys of one kind that a change file makes stale: a SELECT of them, read from the read
@@ -32,49 +33,60 @@ export const billsOfLines = (source: string) =>
 export const billsOfPayments = (source: string) =>
   `SELECT bill_id FROM team_payment_allocations WHERE payment_id IN (${ids(source)})`;
 
+/** Which keys a derived part follows, and how it refreshes them. */
+export interface StaleKeysRules<Kind extends string> {
+  /** Where each kind's keys are collected until the refresh. */
+  dirtyTables: Readonly<Record<Kind, string>>;
+  /** By copied table: which keys of each kind its change file makes stale. */
+  stale: Readonly<Record<string, Partial<Record<Kind, StaleKeys>>>>;
+  /**
+   * By copied table: keys only the comparison of a change file with the rows it replaces can
+   * tell (a workspace whose base currency changes), read before the file is applied.
+   */
+  staleBefore?: Readonly<Record<string, Partial<Record<Kind, StaleKeys>>>>;
+  /**
+   * After every table of the flush is applied: refreshes the kinds `marked` holds, emptying
+   * their dirty tables.
+   */
+  refresh(duck: DuckDBConnection, marked: ReadonlySet<Kind>): Promise<void>;
+}
+
 /**
- * The stale keys a derived part collects during one sync flush, by kind: each kind's keys go
- * into its dirty table, and the kinds marked tell the part's `finish` which refreshes to run
- * (a flush that marks none costs nothing more).
+ * A derived part's share of one sync batch flush (ChangeBatch.flush), for a part that follows
+ * stale keys: told about each table's change file before and after it is applied, it collects
+ * the keys each file makes stale into their dirty tables (before: the rows it replaces still
+ * name their old keys; after: the new rows name theirs), then refreshes the kinds marked once
+ * all tables are applied, in the same DuckDB transaction. A flush that marks none costs
+ * nothing more.
  */
-export class DirtyKeys<Kind extends string> {
+export class StaleKeysBatch<Kind extends string> implements DerivedBatch {
   private readonly marked = new Set<Kind>();
 
-  /**
-   * `dirtyTables`: where each kind's keys are collected until the refresh; `stale`: by copied
-   * table, which keys of each kind its change file makes stale.
-   */
-  constructor(
-    private readonly dirtyTables: Readonly<Record<Kind, string>>,
-    private readonly stale: Readonly<Record<string, Partial<Record<Kind, StaleKeys>>>>,
-  ) {}
+  constructor(private readonly rules: StaleKeysRules<Kind>) {}
 
-  /** Notes the keys the change file of `table` makes stale, if the part follows that table. */
-  async collect(duck: DuckDBConnection, table: string, source: string): Promise<void> {
-    const stale = this.stale[table];
-    if (stale) await this.mark(duck, stale, source);
+  async beforeApply(duck: DuckDBConnection, table: string, source: string): Promise<void> {
+    await this.mark(duck, this.rules.staleBefore?.[table], source);
+    await this.mark(duck, this.rules.stale[table], source);
   }
 
-  /** Notes the keys `stale` reads from the change file `source` as stale. */
-  async mark(
+  async afterApply(duck: DuckDBConnection, table: string, source: string): Promise<void> {
+    await this.mark(duck, this.rules.stale[table], source);
+  }
+
+  async finish(duck: DuckDBConnection): Promise<void> {
+    if (this.marked.size > 0) await this.rules.refresh(duck, this.marked);
+    this.marked.clear();
+  }
+
+  private async mark(
     duck: DuckDBConnection,
-    stale: Partial<Record<Kind, StaleKeys>>,
+    stale: Partial<Record<Kind, StaleKeys>> | undefined,
     source: string,
   ): Promise<void> {
-    for (const [kind, keys] of Object.entries(stale) as [Kind, StaleKeys][]) {
-      await duck.run(`INSERT INTO ${this.dirtyTables[kind]} ${keys(source)}`);
+    for (const [kind, keys] of Object.entries(stale ?? {}) as [Kind, StaleKeys][]) {
+      await duck.run(`INSERT INTO ${this.rules.dirtyTables[kind]} ${keys(source)}`);
       this.marked.add(kind);
     }
-  }
-
-  /** Whether keys of `kind` were marked since the last `clear`. */
-  has(kind: Kind): boolean {
-    return this.marked.has(kind);
-  }
-
-  /** Forgets the marked kinds, once their refreshes have emptied the dirty tables. */
-  clear(): void {
-    this.marked.clear();
   }
 }
 

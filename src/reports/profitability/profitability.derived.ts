@@ -1,16 +1,17 @@
 import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { DerivedBatch, DerivedTables } from '../../readmodel/derived-tables.ts';
+import type { DerivedTables } from '../../readmodel/derived-tables.ts';
 import {
   billsOfLines,
   billsOfPayments,
-  DirtyKeys,
+  StaleKeysBatch,
   entriesOfBills,
   entriesOfPayees,
   ids,
   payeesOfRates,
   refreshKeys,
   type StaleKeys,
+  type StaleKeysRules,
 } from '../../readmodel/stale-keys.ts';
 import { SqlParams } from '../../readmodel/sql-params.ts';
 
@@ -177,41 +178,28 @@ const STALE: Record<string, Partial<Record<Kind, StaleKeys>>> = {
 };
 
 /**
- * The workspaces whose base currency a change file changes (or deletes): every amount's
- * conversion changes. Read before the file is applied, comparing the old row with the new.
+ * The profitability tables' share of one sync batch flush: their stale invoices and facts. A
+ * workspace whose base currency a change file changes (or deletes) makes every fact of it
+ * stale, since each amount's conversion changes; that is read before the file is applied,
+ * comparing the old row with the new. The refresh runs after the team-payout part's, so the
+ * facts price bills from refreshed team_bill_figures.
  */
-const REBASED: Partial<Record<Kind, StaleKeys>> = {
-  facts: (source) =>
-    entriesOfWorkspaces(`SELECT w.id FROM workspaces w JOIN ${source} s ON w.id = CAST(s.id AS UUID)
-     WHERE s.base_currency IS DISTINCT FROM w.base_currency`),
-};
-
-/**
- * The profitability tables' share of one sync batch flush (ChangeBatch.flush): told about each
- * table's change file before and after it is applied, it collects the stale keys, then
- * refreshes them once all tables are applied, in the same DuckDB transaction. Its `finish` runs
- * after the team-payout part's, so the facts price bills from refreshed team_bill_figures.
- */
-export class ProfitabilityUpdate implements DerivedBatch {
-  private readonly dirty = new DirtyKeys(DIRTY_TABLES, STALE);
-
-  async beforeApply(duck: DuckDBConnection, table: string, source: string): Promise<void> {
-    if (table === 'workspaces') await this.dirty.mark(duck, REBASED, source);
-    await this.dirty.collect(duck, table, source);
-  }
-
-  async afterApply(duck: DuckDBConnection, table: string, source: string): Promise<void> {
-    await this.dirty.collect(duck, table, source);
-  }
-
-  /** After every table of the flush is applied: refreshes the stale keys. */
-  async finish(duck: DuckDBConnection): Promise<void> {
-    if (this.dirty.has('invoices'))
+const PROFITABILITY_KEYS: StaleKeysRules<Kind> = {
+  dirtyTables: DIRTY_TABLES,
+  stale: STALE,
+  staleBefore: {
+    workspaces: {
+      facts: (source) =>
+        entriesOfWorkspaces(`SELECT w.id FROM workspaces w JOIN ${source} s ON w.id = CAST(s.id AS UUID)
+         WHERE s.base_currency IS DISTINCT FROM w.base_currency`),
+    },
+  },
+  async refresh(duck, marked) {
+    if (marked.has('invoices'))
       await refreshKeys(duck, 'invoice_unallocated_nets', 'invoice_id', 'summary_dirty_invoices');
-    if (this.dirty.has('facts')) await refreshFacts(duck);
-    this.dirty.clear();
-  }
-}
+    if (marked.has('facts')) await refreshFacts(duck);
+  },
+};
 
 /**
  * The profitability tables as the sync keeps them (src/readmodel/derived-tables.ts). The priced
@@ -224,7 +212,7 @@ export const profitabilityTables: DerivedTables = {
   tables: PROFITABILITY_TABLES,
   sqlDir: path.join(import.meta.dirname, 'sql'),
   rebuild: rebuildProfitabilityTables,
-  batch: () => new ProfitabilityUpdate(),
+  batch: () => new StaleKeysBatch(PROFITABILITY_KEYS),
 };
 
 /**

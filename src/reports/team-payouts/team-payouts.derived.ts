@@ -1,16 +1,17 @@
 import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { DerivedBatch, DerivedTables } from '../../readmodel/derived-tables.ts';
+import type { DerivedTables } from '../../readmodel/derived-tables.ts';
 import {
   billsOfLines,
   billsOfPayments,
-  DirtyKeys,
+  StaleKeysBatch,
   entriesOfBills,
   entriesOfPayees,
   ids,
   payeesOfRates,
   refreshKeys,
   type StaleKeys,
+  type StaleKeysRules,
 } from '../../readmodel/stale-keys.ts';
 
 /**
@@ -97,33 +98,19 @@ const STALE: Record<string, Partial<Record<Kind, StaleKeys>>> = {
   },
 };
 
-/**
- * The team-payout tables' share of one sync batch flush (ChangeBatch.flush): told about each
- * table's change file before and after it is applied, it collects the stale keys, then
- * refreshes them once all tables are applied, in the same DuckDB transaction.
- */
-export class TeamPayoutUpdate implements DerivedBatch {
-  private readonly dirty = new DirtyKeys(DIRTY_TABLES, STALE);
-
-  async beforeApply(duck: DuckDBConnection, table: string, source: string): Promise<void> {
-    await this.dirty.collect(duck, table, source);
-  }
-
-  async afterApply(duck: DuckDBConnection, table: string, source: string): Promise<void> {
-    await this.dirty.collect(duck, table, source);
-  }
-
-  /** After every table of the flush is applied: refreshes the stale keys. */
-  async finish(duck: DuckDBConnection): Promise<void> {
-    if (this.dirty.has('bills'))
+/** The team-payout tables' share of one sync batch flush: their stale bills and entries. */
+const TEAM_PAYOUT_KEYS: StaleKeysRules<Kind> = {
+  dirtyTables: DIRTY_TABLES,
+  stale: STALE,
+  async refresh(duck, marked) {
+    if (marked.has('bills'))
       await refreshKeys(duck, 'team_bill_figures', 'bill_id', 'summary_dirty_bills');
-    if (this.dirty.has('entries')) {
+    if (marked.has('entries')) {
       await refreshEntries(duck);
       await refreshKeys(duck, 'payee_unpaid_totals', 'payee_id', 'summary_dirty_payees');
     }
-    this.dirty.clear();
-  }
-}
+  },
+};
 
 /**
  * The team-payout tables as the sync keeps them (src/readmodel/derived-tables.ts). Rebuilt from
@@ -134,7 +121,7 @@ export const teamPayoutTables: DerivedTables = {
   tables: TEAM_PAYOUT_TABLES,
   sqlDir: path.join(import.meta.dirname, 'sql'),
   rebuild: rebuildTeamPayoutTables,
-  batch: () => new TeamPayoutUpdate(),
+  batch: () => new StaleKeysBatch(TEAM_PAYOUT_KEYS),
 };
 
 /**
