@@ -63,6 +63,13 @@ export const idempotencyInProgress = () =>
     'idempotency_in_progress',
     'A request with this Idempotency-Key is still being processed; retry shortly.',
   );
+/** The Accept header admits none of the media types the route answers (docs/decisions.md). */
+export const notAcceptable = (offered: readonly string[]) =>
+  new ApiError(
+    406,
+    'not_acceptable',
+    `This endpoint answers ${offered.join(' or ')}; the Accept header admits none of them.`,
+  );
 export const rateLimited = () =>
   new ApiError(
     429,

@@ -108,6 +108,8 @@ const COMMON_ERRORS: Record<number, string[]> = {
   500: ['internal_error'],
 };
 
+const NEGOTIATION = ['not_acceptable'];
+
 /** The error envelope with the codes one status of one route answers with. */
 export function errorEnvelope(codes: readonly string[]) {
   return z
@@ -139,9 +141,13 @@ export function responses<S extends Record<number, z.ZodType | FileResponse>>(
   errors: Record<number, string[]>,
 ): S & Record<number, z.ZodType> {
   const all: Record<number, z.ZodType | FileResponse> = { ...success };
-  const statuses = new Set([...Object.keys(COMMON_ERRORS), ...Object.keys(errors)].map(Number));
+  // A JSON answer is negotiated (src/http/arrow-answer.ts): an Accept header that admits
+  // neither JSON nor, on a list or report, Arrow is 406. A file answer is chosen by its query.
+  const negotiated = Object.values(success).some((s) => s instanceof z.ZodType);
+  const own: Record<number, string[]> = negotiated ? { ...errors, 406: NEGOTIATION } : errors;
+  const statuses = new Set([...Object.keys(COMMON_ERRORS), ...Object.keys(own)].map(Number));
   for (const status of statuses) {
-    const codes = new Set([...(COMMON_ERRORS[status] ?? []), ...(errors[status] ?? [])]);
+    const codes = new Set([...(COMMON_ERRORS[status] ?? []), ...(own[status] ?? [])]);
     all[status] = errorEnvelope([...codes]);
   }
   return all as S & Record<number, z.ZodType>;

@@ -28,6 +28,7 @@ import { RecordCache } from '../readmodel/record-cache.ts';
 import { registerJsonBodyParser } from './json-body.ts';
 import { isPublicApiPath, registerOpenApi } from './openapi.ts';
 import { registerResponseCheck } from './response-check.ts';
+import { registerArrowAnswers } from './arrow-answer.ts';
 import { readModelBehind, readModelUnavailable } from '../api/errors.ts';
 import { registerErrorHandling } from './error-handler.ts';
 import type { RouteContext } from '../api/route-context.ts';
@@ -149,6 +150,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   registerHealthRoutes(app, { db: deps.db, status: deps.status, sync: deps.sync });
   registerMetrics(app, { db: deps.db, status: deps.status, sync: deps.sync });
   if (deps.validateResponses) registerResponseCheck(app);
+  // After the response check: an Arrow answer's JSON is checked before it becomes a table.
+  registerArrowAnswers(app);
   await registerOpenApi(app, API_PREFIX);
   for (const plugin of ROUTE_PLUGINS) await app.register(plugin, { prefix: API_PREFIX, context });
   return app;

@@ -3,6 +3,9 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { createJsonSchemaTransform } from 'fastify-type-provider-zod';
 import { documentedOverride } from '../schema-doc.ts';
+import { tableRows } from '../api/table-answer.ts';
+import { ARROW_STREAM } from './arrow-answer.ts';
+import { META_KEY } from './arrow-table.ts';
 
 // The OpenAPI 3.1 document is generated from the routes' own declarations (params, query,
 // body, a response per status) by @fastify/swagger, with fastify-type-provider-zod turning
@@ -82,6 +85,17 @@ function appHeaders(method: string, status: string): JsonObject {
   };
 }
 
+/** A list's or report's 200: its JSON, or the Arrow IPC stream of its rows (arrow-answer.ts). */
+function withArrow(json: JsonObject, rows: readonly string[]): JsonObject {
+  return {
+    description: `The answer as JSON, or with \`Accept: ${ARROW_STREAM}\` an Arrow IPC stream: one record batch of \`${rows.join('.')}\`, the rest of the answer as JSON text in the schema metadata \`${META_KEY}\` (docs/api.md, "Arrow answers").`,
+    content: {
+      'application/json': { schema: json },
+      [ARROW_STREAM]: { schema: { type: 'string', format: 'binary' } },
+    },
+  };
+}
+
 /** `get /team-payouts/bills/{id}` → `getTeamPayoutsBillsId`. */
 function operationId(method: string, path: string): string {
   return `${method.toLowerCase()}${path
@@ -105,6 +119,11 @@ function documentRoute(input: TransformInput): ReturnType<typeof zodTransform> {
     ?.responseHeaders;
   delete transformed.responseHeaders;
   transformed.operationId ??= operationId(method, input.url.replace(/:(\w+)/g, '{$1}'));
+  const declared = (input.schema as { response?: Record<string, unknown> } | undefined)?.response;
+  const rows = method === 'GET' ? tableRows(declared?.[200]) : undefined;
+  const success = (transformed.response as Record<string, JsonObject> | undefined)?.[200];
+  if (rows !== undefined && success !== undefined)
+    (transformed.response as Record<string, JsonObject>)[200] = withArrow(success, rows);
   for (const [status, response] of Object.entries(
     (transformed.response ?? {}) as Record<string, JsonObject>,
   )) {

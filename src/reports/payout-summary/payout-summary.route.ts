@@ -3,6 +3,7 @@ import { canManagePayouts, OWNER_ADMIN } from '../../api/access.ts';
 import { responses, strictQuerySchema, type RoutePlugin } from '../../api/route-schema.ts';
 import { documentAs } from '../../schema-doc.ts';
 import { singleResponse } from '../../api/schema-parts.ts';
+import { answersAsTable } from '../../api/table-answer.ts';
 import { isKnownCurrency } from '../../money/currencies.ts';
 import { todayIn } from '../../time/calendar.ts';
 import { loadPayoutSummary } from './payout-summary.query.ts';
@@ -38,7 +39,7 @@ export const payoutSummaryRoutes: RoutePlugin = async (app, { context }) => {
         description: 'Who may call: Owner, Admin; read scope; Agency plan.',
         querystring: payoutSummaryQuery,
         response: responses(
-          { 200: singleResponse(payoutSummarySchema) },
+          { 200: answersAsTable(singleResponse(payoutSummarySchema), ['data', 'currencies']) },
           { 422: ['validation_failed', 'invalid_query'], 503: ['read_model_unavailable'] },
         ),
       },

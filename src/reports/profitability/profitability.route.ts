@@ -2,6 +2,7 @@ import { OWNER_ADMIN } from '../../api/access.ts';
 import { validationFailed } from '../../api/errors.ts';
 import { responses, strictQuerySchema, type RoutePlugin } from '../../api/route-schema.ts';
 import { singleResponse } from '../../api/schema-parts.ts';
+import { answersAsTable } from '../../api/table-answer.ts';
 import { todayIn } from '../../time/calendar.ts';
 import { loadProfitability } from './profitability.query.ts';
 import { monthOf } from './profitability.range.ts';
@@ -27,7 +28,7 @@ export const profitabilityRoutes: RoutePlugin = async (app, { context }) => {
         description: 'Who may call: Owner, Admin; read scope; Agency plan.',
         querystring: strictQuerySchema(profitabilityQuery),
         response: responses(
-          { 200: singleResponse(profitabilitySchema) },
+          { 200: answersAsTable(singleResponse(profitabilitySchema), ['data', 'members']) },
           { 422: ['validation_failed', 'invalid_query'], 503: ['read_model_unavailable'] },
         ),
       },
