@@ -43,38 +43,4 @@ WITH summed AS (
       SELECT (workspace_id, entry_month(entry_date), user_id) FROM summary_dirty_fact_days
     )
 )
--- Each row in 64-bit parts that add up to its sums (e4_sum_parts).
-SELECT
-  workspace_id,
-  month,
-  user_id,
-  cost_currency,
-  cost_rate_id,
-  cost_needs_fx,
-  revenue_currency,
-  revenue_rate_id,
-  revenue_needs_fx,
-  e4_part(approved_e4, parts, part) AS approved_e4,
-  e4_part(paid_e4, parts, part) AS paid_e4,
-  e4_part(estimated_e4, parts, part) AS estimated_e4,
-  e4_part(billed_e4, parts, part) AS billed_e4,
-  e4_part(collected_e4, parts, part) AS collected_e4,
-  e4_part(approved_b4, parts, part) AS approved_b4,
-  e4_part(paid_b4, parts, part) AS paid_b4,
-  e4_part(estimated_b4, parts, part) AS estimated_b4,
-  e4_part(billed_b4, parts, part) AS billed_b4,
-  e4_part(collected_b4, parts, part) AS collected_b4,
-  e4_part(approved_missing_e4, parts, part) AS approved_missing_e4,
-  e4_part(paid_missing_e4, parts, part) AS paid_missing_e4,
-  e4_part(estimated_missing_e4, parts, part) AS estimated_missing_e4,
-  e4_part(billed_missing_e4, parts, part) AS billed_missing_e4,
-  e4_part(collected_missing_e4, parts, part) AS collected_missing_e4,
-  missing_pay_rate,
-  e4_part(unbilled_seconds, parts, part) AS unbilled_seconds
-FROM (
-  SELECT *, unnest(range(parts)) AS part
-  FROM (
-    SELECT *, e4_sum_parts(approved_e4, paid_e4, estimated_e4, billed_e4, collected_e4, approved_b4, paid_b4, estimated_b4, billed_b4, collected_b4, approved_missing_e4, paid_missing_e4, estimated_missing_e4, billed_missing_e4, collected_missing_e4, unbilled_seconds) AS parts
-    FROM summed
-  )
-);
+SELECT * FROM profitability_rollup_parts('summed');
