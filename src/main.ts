@@ -56,6 +56,7 @@ async function serveDemo(runtime: ReadModelRuntime, tokenEnv: string): Promise<v
       [
         '',
         `Demo workspace "${demo.workspace.name}" is served at ${url}/api/v1`,
+        `Dashboard: ${url}/ (sign in with the Owner or Admin token below)`,
         `Tokens (env ${tokenEnv}):`,
         ...lines,
         '',

@@ -6,6 +6,7 @@ import { SyncService } from '../sync/sync-service.ts';
 import { TokenIdentityCache } from '../tokens/token-identity-cache.ts';
 import { DERIVED_TABLES } from './derived-tables.ts';
 import { info } from './output.ts';
+import { buildDashboard, DASHBOARD_DIR } from './dashboard-build.ts';
 import { startProgress, type Progress } from './progress.ts';
 
 /**
@@ -26,7 +27,11 @@ export async function serve(
       `token cache: lost its PostgreSQL notifications, reading tokens from the store (${String(error)})`,
     ),
   );
+  // The dashboard is built from the repository at every start (a second or two), so it is
+  // always the code checked out.
+  await buildDashboard();
   const app = await buildApp({
+    dashboardDir: DASHBOARD_DIR,
     db: runtime.db,
     readModel: runtime.readModel,
     status: runtime.status,

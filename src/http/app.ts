@@ -35,6 +35,7 @@ import type { RouteContext } from '../api/route-context.ts';
 import { registerHealthRoutes } from './health.route.ts';
 import { meRoutes } from './me.route.ts';
 import { registerMetrics } from './metrics.ts';
+import { registerDashboard } from './dashboard.route.ts';
 import { registerRateLimit, type RateLimitOptions } from './rate-limit.ts';
 import type { SyncService } from '../sync/sync-service.ts';
 
@@ -62,6 +63,8 @@ export interface AppDependencies {
    * tests turn it on; see response-check.ts).
    */
   validateResponses?: boolean;
+  /** The dashboard's built files (src/cli/dashboard-build.ts), served at `/` when given. */
+  dashboardDir?: string;
 }
 
 export const API_PREFIX = '/api/v1';
@@ -153,6 +156,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   // After the response check: an Arrow answer's JSON is checked before it becomes a table.
   registerArrowAnswers(app);
   await registerOpenApi(app, API_PREFIX);
+  if (deps.dashboardDir) await registerDashboard(app, deps.dashboardDir);
   for (const plugin of ROUTE_PLUGINS) await app.register(plugin, { prefix: API_PREFIX, context });
   return app;
 }

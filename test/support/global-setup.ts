@@ -6,11 +6,14 @@ import type { TestProject } from 'vitest/node';
 import { startEmbeddedStore } from '../../src/store/embedded-postgres.ts';
 import { createPool } from '../../src/store/database.ts';
 import { migrate } from '../../src/store/migrate.ts';
+import { buildDashboard } from '../../src/cli/dashboard-build.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     /** Server URL of the test PostgreSQL (any database name can be put in its path). */
     pgUrl: string;
+    /** The dashboard's static files, built once for the run (src/cli/dashboard-build.ts). */
+    dashboardDir: string;
   }
 }
 
@@ -41,9 +44,13 @@ export default async function setup(project: TestProject): Promise<() => Promise
   await migrate(pool);
   await pool.end();
   project.provide('pgUrl', url);
+  const dashboard = await mkdtemp(path.join(tmpdir(), 'ledgerline-dashboard-'));
+  await buildDashboard(path.join(dashboard, 'dist'));
+  project.provide('dashboardDir', path.join(dashboard, 'dist'));
   return async () => {
     await stop();
     if (dir) await rm(dir, { recursive: true, force: true });
+    await rm(dashboard, { recursive: true, force: true });
   };
 }
 

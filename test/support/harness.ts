@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { inject } from 'vitest';
 import type { Kysely } from 'kysely';
 import type pg from 'pg';
 import { buildApp } from '../../src/http/app.ts';
@@ -44,7 +45,12 @@ export interface Harness {
  * app wait for the read model as in production (read-your-writes).
  */
 export async function createHarness(
-  options: { live?: boolean; rateLimit?: Partial<RateLimitOptions> } = {},
+  options: {
+    live?: boolean;
+    rateLimit?: Partial<RateLimitOptions>;
+    /** Serve the dashboard's files at `/` (built once per run by the global setup). */
+    dashboard?: boolean;
+  } = {},
 ): Promise<Harness> {
   const database = await createTestDatabase();
   const pool = createPool(database.url);
@@ -67,6 +73,7 @@ export async function createHarness(
     validateResponses: true,
     ...(syncService ? { sync: syncService } : {}),
     ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
+    ...(options.dashboard ? { dashboardDir: inject('dashboardDir') } : {}),
   });
   let started = false;
   return {

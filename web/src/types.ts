@@ -1,0 +1,125 @@
+// The API's answers as the dashboard reads them (docs/api.md and the served OpenAPI document).
+// Money, rates and percentages are decimal strings.
+
+export interface PayoutCurrency {
+  currency: string;
+  eligibleSeconds: number;
+  unbilledFrom: string | null;
+  unbilledTo: string | null;
+  accrued: string;
+  approved: string;
+  paid: string;
+  outstanding: string;
+  overdue: string;
+  credit: string;
+}
+
+export interface PayoutSummary {
+  canManage: boolean;
+  currencies: PayoutCurrency[];
+  missingRateCount: number;
+  eligibleSeconds: number;
+  memberCount: number;
+  lastPaymentDate: string | null;
+  lastPaymentAmount: string | null;
+  lastPaymentCurrency: string | null;
+}
+
+export type Metric =
+  | 'billedNet'
+  | 'collectedNet'
+  | 'compensationCost'
+  | 'approvedCost'
+  | 'estimatedCost'
+  | 'paid'
+  | 'pending'
+  | 'margin';
+
+export interface MetricsRow {
+  userId: string | null;
+  payeeId: string | null;
+  name: string | null;
+  projectId: string | null;
+  projectName: string | null;
+  billedNet: string;
+  collectedNet: string;
+  compensationCost: string;
+  approvedCost: string;
+  estimatedCost: string;
+  paid: string;
+  pending: string;
+  margin: string;
+  marginPercent: string | null;
+  clientUnbilledSeconds: number;
+  missingFx: boolean;
+  missingPayRate: boolean;
+  missingMetrics: Metric[];
+  nativeAmounts: { currency: string; metric: Metric; amount: string }[];
+}
+
+export interface MemberRow extends MetricsRow {
+  projectCount: number;
+  projects: MetricsRow[];
+}
+
+export interface Profitability {
+  from: string;
+  to: string;
+  view: string;
+  baseCurrency: string;
+  page: number;
+  perPage: number;
+  memberTotal: number;
+  missingRateCount: number;
+  summary: MetricsRow;
+  members: MemberRow[];
+  unallocatedRevenue: { currency: string; amount: string }[];
+  unreconciledReceipts: { currency: string; amount: string }[];
+  missingFx: { fromCurrency: string; toCurrency: string; amount: string; metric: Metric }[];
+  fxRates: {
+    id: string;
+    fromCurrency: string;
+    toCurrency: string;
+    effectiveFrom: string;
+    rate: string;
+    used: boolean;
+  }[];
+}
+
+export interface Bill {
+  id: string;
+  payeeId: string;
+  number: string;
+  status: string;
+  paymentStatus: string;
+  currency: string;
+  total: string;
+  remaining: string;
+  dueDate: string | null;
+}
+
+export interface UnpaidItem {
+  id: string;
+  payeeId: string;
+  name: string;
+  projectName: string | null;
+  taskName: string | null;
+  description: string | null;
+  currency: string;
+  workDate: string;
+  durationSeconds: number;
+  hourlyRate: string;
+  amount: string;
+  section: string;
+}
+
+export interface Payee {
+  id: string;
+  name: string;
+}
+
+/** A list answer's paging (`pagination`). */
+export interface Pagination {
+  limit: number;
+  nextCursor: string | null;
+}
