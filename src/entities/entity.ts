@@ -84,7 +84,8 @@ export class Field<
   P extends z.ZodType = z.ZodType,
 > {
   constructor(
-    readonly spec: FieldSpec,
+    /** Its edge is in its type, so the API record's type leaves out the fields it lacks. */
+    readonly spec: FieldSpec & { edge: E },
     readonly schema: S,
     readonly snapshotSchema: P,
   ) {}
