@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isKnownCurrency } from './money/currencies.ts';
-import { decimalTextProblem, RATE_SCALE } from './money/money.ts';
+import { decimalTextProblem, decimalTextSign, RATE_SCALE } from './money/money.ts';
 import {
   FIRST_DAY,
   isStorableDate,
@@ -78,3 +78,27 @@ export const snapshotCurrency = z
 /** A snapshot's decimal with at most `maxScale` decimals; a currency's scale is checked apart. */
 export const snapshotDecimal = (maxScale = RATE_SCALE) =>
   z.string().superRefine(refineDecimal(maxScale));
+
+/** A snapshot's text: at most 10,000 code units. */
+export const snapshotText = z.string().max(10_000);
+
+/** A snapshot's document number (invoice, bill): 1-100 characters. */
+export const snapshotNumber = z.string().min(1).max(100);
+
+/** A snapshot's name (user, client, project, task, payee): trimmed, 1-200 characters. */
+export const snapshotName = z.string().trim().min(1).max(200);
+
+/** A snapshot's decimal that must not be negative (rates, budgets, hours). */
+export const snapshotNonNegative = (maxScale = RATE_SCALE) =>
+  snapshotDecimal(maxScale).refine((t) => decimalTextSign(t) >= 0, 'must not be negative');
+
+/** A whole number a PostgreSQL integer holds, not negative (durations). */
+export const snapshotCount = z.number().int().min(0).max(2_147_483_647);
+
+/** A snapshot value that may be null or left out: both are null. */
+export const snapshotOrNull = <T extends z.ZodType>(schema: T) =>
+  schema.nullish().transform((v) => v ?? null);
+
+/** Snapshot text that may be null, empty or left out: all three are null. */
+export const snapshotEmptyAsNull = <T extends z.ZodType<string>>(schema: T) =>
+  schema.nullish().transform((v) => (v === '' || v === undefined ? null : v));

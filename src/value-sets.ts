@@ -30,3 +30,4 @@ export const PAYMENT_METHODS = [
   'OTHER',
 ] as const;
 export const SETTLEMENT_MODES = ['SAME_CURRENCY', 'CONVERTED'] as const;
+export const ROLES = ['MEMBER', 'MANAGER', 'ADMIN', 'OWNER'] as const;

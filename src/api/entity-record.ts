@@ -1,13 +1,14 @@
 import type { z } from 'zod';
 import type { Entity, FieldSpec } from '../entities/entity.ts';
-import { bool, decimal, integer, money, rate, text, timestamp } from './record-values.ts';
+import { bool, decimal, integer, money, rate, strings, text, timestamp } from './record-values.ts';
 
 // The API's side of an entity declaration (src/entities/): the SELECT list of its record's
 // columns and the function that turns such a row into the record.
 
 type ApiField = FieldSpec & { name: string };
 
-const apiFields = (entity: Entity) => entity.fields.filter((f) => f.edge !== 'export');
+const apiFields = (entity: Entity) =>
+  entity.fields.filter((f) => f.edge === 'both' || f.edge === 'api');
 const sqlOf = (entity: Entity, f: ApiField) => f.sql ?? `${entity.alias}.${f.column}`;
 
 /** Kinds DuckDB hands over as text only when cast: dates, decimals and JSON. */
@@ -25,7 +26,10 @@ export function selectColumns(entity: Entity): string {
 }
 
 export interface RowContext {
-  /** The currency of money and rates whose currency field is not in the row (a parent's). */
+  /**
+   * The currency of money and rates whose currency field is not in the row (a parent's), or
+   * that have none (their currency is the context's).
+   */
   currency?: string;
   /** The currency when the row's currency field is null (a client's own: the workspace's). */
   defaultCurrency?: string;
@@ -43,8 +47,9 @@ export function rowToRecord<F extends Entity>(entity: F) {
     for (const f of fields) {
       const value = row[f.column];
       record[f.name] = read(f, value, () => {
-        const holder = byName.get(f.currency!)!;
-        return context.currency ?? text(row[holder.column]) ?? context.defaultCurrency ?? null;
+        const holder = f.currency == null ? undefined : byName.get(f.currency)!;
+        const own = holder === undefined ? null : text(row[holder.column]);
+        return context.currency ?? own ?? context.defaultCurrency ?? null;
       });
     }
     return record as z.infer<F['record']>;
@@ -73,6 +78,9 @@ function read(f: ApiField, value: unknown, currencyOf: () => string | null): unk
       return bool(value);
     case 'integer':
       return integer(value);
+    case 'uuids':
+    case 'texts':
+      return strings(value);
     case 'json': {
       const t = text(value);
       return t === null ? null : (JSON.parse(t) as unknown);

@@ -1,3 +1,4 @@
+import { snapshotText } from '../value-schemas.ts';
 import { EXPENSE_CATEGORIES } from '../value-sets.ts';
 import {
   audit,
@@ -5,6 +6,7 @@ import {
   currency,
   date,
   defineEntity,
+  filled,
   money,
   oneOf,
   text,
@@ -12,18 +14,38 @@ import {
 } from './entity.ts';
 
 /** An expense (api-v1 "Expense", decisions 4), over `expenses r`. */
-export const expenseEntity = defineEntity('r', {
-  id: uuid(),
-  orgId: uuid().column('workspace_id'),
-  clientId: uuid(),
-  projectId: uuid().nullable(),
-  invoiceId: uuid().nullable(),
-  category: oneOf(EXPENSE_CATEGORIES),
-  customCategory: text().nullable(),
-  description: text(),
-  amount: money(),
-  currency: currency(),
-  billable: boolean(),
-  expenseDate: date(),
-  ...audit,
-});
+export const expenseEntity = defineEntity(
+  'r',
+  {
+    id: uuid(),
+    orgId: uuid().column('workspace_id'),
+    clientId: uuid(),
+    projectId: uuid().nullable(),
+    invoiceId: uuid().nullable(),
+    category: oneOf(EXPENSE_CATEGORIES).byDefault('OTHER'),
+    customCategory: text().nullable(),
+    description: text().inSnapshot(snapshotText.min(1)),
+    amount: money(),
+    currency: currency(),
+    billable: boolean().byDefault(true),
+    expenseDate: date(),
+    ...audit,
+  },
+  [
+    'id',
+    filled('orgId'),
+    'clientId',
+    'projectId',
+    'invoiceId',
+    'category',
+    'customCategory',
+    'description',
+    'amount',
+    'currency',
+    'billable',
+    'expenseDate',
+    'createdAt',
+    'updatedAt',
+    'deletedAt',
+  ],
+);

@@ -33,7 +33,7 @@ export interface ExportColumn {
   currency?: string;
 }
 
-const KIND: Record<Exclude<ValueKind, 'json'>, ColumnKind> = {
+const KIND: Record<Exclude<ValueKind, 'json' | 'uuids' | 'texts'>, ColumnKind> = {
   uuid: 'uuid',
   text: 'text',
   enum: 'text',
@@ -49,7 +49,7 @@ const KIND: Record<Exclude<ValueKind, 'json'>, ColumnKind> = {
 
 /**
  * The export columns of an entity (src/entities/): every field but those of the API record
- * only, in declaration order, which is the API's field order.
+ * or the snapshot only, in declaration order, which is the API's field order.
  */
 export function entityColumns(entity: Entity): ExportColumn[] {
   const sqlOf = (name: string) => {
@@ -57,9 +57,12 @@ export function entityColumns(entity: Entity): ExportColumn[] {
     return f.sql ?? `${entity.alias}.${f.column}`;
   };
   return entity.fields
-    .filter((f) => f.edge !== 'api')
+    .filter((f) => f.edge === 'both' || f.edge === 'export')
     .map((f) => {
-      if (f.kind === 'json') throw new Error(`${f.name}: a JSON field has no export column`);
+      if (f.kind === 'json' || f.kind === 'uuids' || f.kind === 'texts')
+        throw new Error(`${f.name}: a ${f.kind} field has no export column`);
+      if (f.currency === null)
+        throw new Error(`${f.name}: an export column needs its currency field`);
       const column: ExportColumn = { name: f.name, sql: sqlOf(f.name), kind: KIND[f.kind] };
       return f.currency === undefined ? column : { ...column, currency: sqlOf(f.currency) };
     });

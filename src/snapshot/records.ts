@@ -2,50 +2,41 @@ import { z } from 'zod';
 import { currencyScale } from '../money/currencies.ts';
 import { decimalTextProblem, decimalTextSign, parseDecimal, RATE_SCALE } from '../money/money.ts';
 import { NUL_MESSAGE, nulPaths } from '../stored-values.ts';
+import { beforeAudit } from '../entities/entity.ts';
+import { allocationEntity } from '../entities/allocation.entity.ts';
+import { billLineEntity } from '../entities/bill-line.entity.ts';
+import { billEntity } from '../entities/bill.entity.ts';
+import { clientEntity } from '../entities/client.entity.ts';
+import { expenseEntity } from '../entities/expense.entity.ts';
+import { fxRateEntity } from '../entities/fx-rate.entity.ts';
+import { invoiceLineEntity } from '../entities/invoice-line.entity.ts';
+import { invoiceEntity } from '../entities/invoice.entity.ts';
+import { payeeCreditEntity, payeeEntity, payeeRateEntity } from '../entities/payee.entity.ts';
+import { paymentEntity } from '../entities/payment.entity.ts';
+import { projectEntity } from '../entities/project.entity.ts';
+import { taskEntity } from '../entities/task.entity.ts';
+import { timeEntryEntity } from '../entities/time-entry.entity.ts';
+import { memberEntity, userEntity } from '../entities/user.entity.ts';
 import {
   snapshotCurrency as currencyCode,
-  snapshotDate as isoDate,
-  snapshotDecimal as decimalText,
+  snapshotName,
+  snapshotOrNull as nullable,
   snapshotTimestamp as timestamp,
   snapshotUuid as uuid,
 } from '../value-schemas.ts';
-import {
-  BILL_LINE_KINDS,
-  BILL_STATUSES,
-  EXPENSE_CATEGORIES,
-  INVOICE_LINE_KINDS,
-  INVOICE_PAYMENT_STATUSES,
-  INVOICE_STATUSES,
-  PAYMENT_METHODS,
-  PAYMENT_STATUSES,
-  PROJECT_STATUSES,
-  RATE_TYPES,
-  SETTLEMENT_MODES,
-  TASK_PRIORITIES,
-  TASK_STATUSES,
-} from '../value-sets.ts';
+import { ROLES } from '../value-sets.ts';
 
 /**
  * The workspace snapshot format (shared/spec/workspace-snapshot.md), one zod schema per
  * record type. These schemas check each record on its own; what needs other records
  * (references, duplicate ids, amounts in another record's currency) is checked by the
- * importer over the whole file.
+ * importer over the whole file. An entity's fields, their order and their value rules come
+ * from its declaration (src/entities/); what is here is what spans its fields (an amount in
+ * the record's currency, one date not before another) and the lists a record nests.
  */
 
-const nonNegative = (maxScale = RATE_SCALE) =>
-  decimalText(maxScale).refine((t) => decimalTextSign(t) >= 0, 'must not be negative');
-
-const text = z.string().max(10_000);
-const optionalText = text.nullish().transform((v) => (v === '' || v === undefined ? null : v));
-const nullable = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v) => v ?? null);
-const audit = {
-  createdAt: timestamp.optional(),
-  updatedAt: timestamp.optional(),
-  deletedAt: nullable(timestamp),
-};
-
 export const planSchema = z.enum(['free', 'solo', 'studio', 'agency']);
-export const roleSchema = z.enum(['MEMBER', 'MANAGER', 'ADMIN', 'OWNER']);
+export const roleSchema = z.enum(ROLES);
 export const scopeSchema = z.enum(['read', 'write']);
 
 /**
@@ -62,7 +53,7 @@ function withoutNul<T extends z.ZodType>(schema: T): T {
 export const workspaceRecord = withoutNul(
   z.object({
     id: uuid,
-    name: z.string().trim().min(1).max(200),
+    name: snapshotName,
     plan: planSchema,
     baseCurrency: currencyCode,
     timezone: z.string().refine(isTimeZone, 'must be an IANA time zone such as Europe/Berlin'),
@@ -71,19 +62,9 @@ export const workspaceRecord = withoutNul(
   }),
 );
 
-export const userRecord = z.object({
-  id: uuid,
-  name: z.string().trim().min(1).max(200),
-  email: optionalText,
-  ...audit,
-});
+export const userRecord = z.object(userEntity.snapshot.shape);
 
-export const memberRecord = z.object({
-  userId: uuid,
-  role: roleSchema,
-  createdAt: timestamp.optional(),
-  updatedAt: timestamp.optional(),
-});
+export const memberRecord = z.object(memberEntity.snapshot.shape);
 
 const tokenCommon = {
   userId: uuid,
@@ -109,160 +90,41 @@ export const tokenRecord = z.union([
     .strict(),
 ]);
 
-export const clientRecord = z.object({
-  id: uuid,
-  name: z.string().trim().min(1).max(200),
-  contactName: optionalText,
-  email: optionalText,
-  phone: optionalText,
-  website: optionalText,
-  notes: optionalText,
-  taxNumber: optionalText,
-  billingEmail: optionalText,
-  currency: nullable(currencyCode),
-  billingAddress: optionalText,
-  billingLine1: optionalText,
-  billingLine2: optionalText,
-  billingCity: optionalText,
-  billingRegion: optionalText,
-  billingPostalCode: optionalText,
-  billingCountry: optionalText,
-  defaultRate: nullable(nonNegative()),
-  defaultTaxRate: nullable(nonNegative()),
-  defaultPaymentTerms: optionalText,
-  requirePoNumber: z.boolean().default(false),
-  ...audit,
+export const clientRecord = z.object(clientEntity.snapshot.shape);
+
+export const projectRecord = z.object(
+  beforeAudit(projectEntity.snapshot.shape, { memberIds: z.array(uuid).default([]) }),
+);
+
+export const taskRecord = z.object(taskEntity.snapshot.shape);
+
+export const timeEntryRecord = z.object(timeEntryEntity.snapshot.shape).superRefine((e, ctx) => {
+  if (e.startedAt && e.stoppedAt && e.stoppedAt < e.startedAt) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['stoppedAt'],
+      message: 'must not be before startedAt',
+    });
+  }
 });
 
-export const projectRecord = z.object({
-  id: uuid,
-  clientId: nullable(uuid),
-  name: z.string().trim().min(1).max(200),
-  description: optionalText,
-  color: optionalText,
-  status: z.enum(PROJECT_STATUSES).default('ACTIVE'),
-  rateType: z.enum(RATE_TYPES).default('HOURLY'),
-  hourlyRate: nullable(nonNegative()),
-  fixedFeeAmount: nullable(nonNegative()),
-  fixedFeePriorInvoicedAmount: nullable(nonNegative()),
-  fixedFeeBillingInitializedAt: nullable(timestamp),
-  budgetAmount: nullable(nonNegative()),
-  budgetHours: nullable(nonNegative()),
-  startDate: nullable(isoDate),
-  dueDate: nullable(isoDate),
-  memberIds: z.array(uuid).default([]),
-  ...audit,
+export const expenseRecord = z.object(expenseEntity.snapshot.shape).superRefine((e, ctx) => {
+  amountIn(ctx, e.amount, e.currency, ['amount'], { positive: true });
+  if (e.customCategory !== null && e.category !== 'OTHER') {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['customCategory'],
+      message: 'is only allowed with category OTHER',
+    });
+  }
 });
 
-export const taskRecord = z.object({
-  id: uuid,
-  projectId: uuid,
-  name: z.string().trim().min(1).max(200),
-  description: optionalText,
-  status: z.enum(TASK_STATUSES).default('TODO'),
-  priority: z.enum(TASK_PRIORITIES).default('LOW'),
-  billable: z.boolean().default(true),
-  estimatedHours: nullable(nonNegative()),
-  assigneeIds: z.array(uuid).default([]),
-  tags: z.array(z.string().max(100)).default([]),
-  startDate: nullable(isoDate),
-  dueDate: nullable(isoDate),
-  endDate: nullable(isoDate),
-  ...audit,
-});
-
-export const timeEntryRecord = z
-  .object({
-    id: uuid,
-    userId: uuid,
-    projectId: uuid,
-    taskId: nullable(uuid),
-    invoiceId: nullable(uuid),
-    entryDate: isoDate,
-    durationSeconds: z.number().int().min(0).max(2_147_483_647),
-    billable: z.boolean().default(true),
-    isRunning: z.boolean().default(false),
-    startedAt: nullable(timestamp),
-    stoppedAt: nullable(timestamp),
-    note: optionalText,
-    ...audit,
-  })
-  .superRefine((e, ctx) => {
-    if (e.startedAt && e.stoppedAt && e.stoppedAt < e.startedAt) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['stoppedAt'],
-        message: 'must not be before startedAt',
-      });
-    }
-  });
-
-export const expenseRecord = z
-  .object({
-    id: uuid,
-    clientId: uuid,
-    projectId: nullable(uuid),
-    invoiceId: nullable(uuid),
-    category: z.enum(EXPENSE_CATEGORIES).default('OTHER'),
-    customCategory: optionalText,
-    description: z.string().min(1).max(10_000),
-    amount: decimalText(),
-    currency: currencyCode,
-    billable: z.boolean().default(true),
-    expenseDate: isoDate,
-    ...audit,
-  })
-  .superRefine((e, ctx) => {
-    amountIn(ctx, e.amount, e.currency, ['amount'], { positive: true });
-    if (e.customCategory !== null && e.category !== 'OTHER') {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['customCategory'],
-        message: 'is only allowed with category OTHER',
-      });
-    }
-  });
-
-export const invoiceLineRecord = z.object({
-  id: uuid,
-  kind: z.enum(INVOICE_LINE_KINDS),
-  timeEntryId: nullable(uuid),
-  expenseId: nullable(uuid),
-  projectId: nullable(uuid),
-  description: optionalText,
-  subtitle: optionalText,
-  detail: optionalText,
-  groupLabel: optionalText,
-  quantity: nullable(decimalText()),
-  unitPrice: nullable(decimalText()),
-  amount: decimalText(),
-});
+export const invoiceLineRecord = z.object(invoiceLineEntity.snapshot.shape);
 
 export const invoiceRecord = z
-  .object({
-    id: uuid,
-    clientId: uuid,
-    number: z.string().min(1).max(100),
-    status: z.enum(INVOICE_STATUSES),
-    paymentStatus: z.enum(INVOICE_PAYMENT_STATUSES),
-    currency: currencyCode,
-    issueDate: nullable(isoDate),
-    dueDate: nullable(isoDate),
-    subtotal: decimalText(),
-    discountAmount: decimalText().default('0'),
-    taxRate: nullable(nonNegative()),
-    total: decimalText(),
-    amountPaid: decimalText().default('0'),
-    poNumber: optionalText,
-    recurring: z.boolean().default(false),
-    viewed: z.boolean().default(false),
-    billToName: optionalText,
-    notes: optionalText,
-    sentAt: nullable(timestamp),
-    paidAt: nullable(timestamp),
-    lines: z.array(invoiceLineRecord).default([]),
-    ...audit,
-  })
+  .object(
+    beforeAudit(invoiceEntity.snapshot.shape, { lines: z.array(invoiceLineRecord).default([]) }),
+  )
   .superRefine((inv, ctx) => {
     for (const field of ['subtotal', 'discountAmount', 'total', 'amountPaid'] as const) {
       amountIn(ctx, inv[field], inv.currency, [field], {
@@ -274,23 +136,10 @@ export const invoiceRecord = z
     );
   });
 
-export const payeeRateRecord = z.object({
-  id: uuid,
-  effectiveFrom: isoDate,
-  hourlyRate: nonNegative(),
-  currency: currencyCode,
-  createdAt: timestamp.optional(),
-});
+export const payeeRateRecord = z.object(payeeRateEntity.snapshot.shape);
 
 export const payeeCreditRecord = z
-  .object({
-    id: uuid,
-    currency: currencyCode,
-    amount: decimalText(),
-    remaining: decimalText(),
-    reason: optionalText,
-    createdAt: timestamp.optional(),
-  })
+  .object(payeeCreditEntity.snapshot.shape)
   .superRefine((c, ctx) => {
     amountIn(ctx, c.amount, c.currency, ['amount'], { nonNegative: true });
     amountIn(ctx, c.remaining, c.currency, ['remaining'], { nonNegative: true });
@@ -301,56 +150,17 @@ export const payeeCreditRecord = z
     }
   });
 
-export const payeeRecord = z.object({
-  id: uuid,
-  userId: uuid,
-  name: z.string().trim().min(1).max(200),
-  email: optionalText,
-  startDate: nullable(isoDate),
-  rates: z.array(payeeRateRecord).default([]),
-  credits: z.array(payeeCreditRecord).default([]),
-  ...audit,
-});
+export const payeeRecord = z.object(
+  beforeAudit(payeeEntity.snapshot.shape, {
+    rates: z.array(payeeRateRecord).default([]),
+    credits: z.array(payeeCreditRecord).default([]),
+  }),
+);
 
-export const billLineRecord = z.object({
-  id: uuid,
-  kind: z.enum(BILL_LINE_KINDS),
-  timeEntryId: nullable(uuid),
-  projectId: nullable(uuid),
-  taskId: nullable(uuid),
-  workDate: nullable(isoDate),
-  durationSeconds: nullable(z.number().int().min(0).max(2_147_483_647)),
-  hourlyRate: nullable(decimalText()),
-  quantity: nullable(decimalText()),
-  unitPrice: nullable(decimalText()),
-  amount: decimalText(),
-  description: optionalText,
-  sourceSnapshot: nullable(z.record(z.string(), z.unknown())),
-});
+export const billLineRecord = z.object(billLineEntity.snapshot.shape);
 
 export const billRecord = z
-  .object({
-    id: uuid,
-    payeeId: uuid,
-    number: z.string().min(1).max(100),
-    status: z.enum(BILL_STATUSES),
-    revision: z.number().int().min(1).default(1),
-    currency: currencyCode,
-    serviceFrom: nullable(isoDate),
-    serviceTo: nullable(isoDate),
-    issueDate: nullable(isoDate),
-    dueDate: nullable(isoDate),
-    approvedAt: nullable(timestamp),
-    note: optionalText,
-    voidReason: optionalText,
-    lineGroupBy: optionalText,
-    showProjectName: z.boolean().default(true),
-    showTaskName: z.boolean().default(false),
-    payeeSnapshot: nullable(z.record(z.string(), z.unknown())),
-    agencySnapshot: nullable(z.record(z.string(), z.unknown())),
-    lines: z.array(billLineRecord).default([]),
-    ...audit,
-  })
+  .object(beforeAudit(billEntity.snapshot.shape, { lines: z.array(billLineRecord).default([]) }))
   .superRefine((bill, ctx) => {
     if (bill.serviceFrom && bill.serviceTo && bill.serviceTo < bill.serviceFrom) {
       ctx.addIssue({
@@ -371,34 +181,14 @@ export const billRecord = z
     });
   });
 
-export const allocationRecord = z.object({
-  billId: uuid,
-  amount: decimalText(),
-  cashAmount: nullable(decimalText()),
-  cashCurrency: nullable(currencyCode),
-});
+export const allocationRecord = z.object(allocationEntity.snapshot.shape);
 
 export const paymentRecord = z
-  .object({
-    id: uuid,
-    payeeId: uuid,
-    currency: currencyCode,
-    amount: decimalText(),
-    paidDate: isoDate,
-    method: z.enum(PAYMENT_METHODS),
-    savedMethodId: nullable(uuid),
-    reference: optionalText,
-    note: optionalText,
-    status: z.enum(PAYMENT_STATUSES),
-    reversedAt: nullable(timestamp),
-    reversalReason: optionalText,
-    settlementCurrency: nullable(currencyCode),
-    settlementAmount: nullable(decimalText()),
-    exchangeRate: nullable(decimalText(10)),
-    settlementMode: z.enum(SETTLEMENT_MODES).default('SAME_CURRENCY'),
-    allocations: z.array(allocationRecord).default([]),
-    ...audit,
-  })
+  .object(
+    beforeAudit(paymentEntity.snapshot.shape, {
+      allocations: z.array(allocationRecord).default([]),
+    }),
+  )
   .superRefine((p, ctx) => {
     amountIn(ctx, p.amount, p.currency, ['amount'], { positive: true });
     if ((p.status === 'REVERSED') !== (p.reversedAt !== null)) {
@@ -416,17 +206,7 @@ export const paymentRecord = z
   });
 
 export const fxRateRecord = z
-  .object({
-    id: uuid,
-    fromCurrency: currencyCode,
-    toCurrency: currencyCode,
-    effectiveFrom: isoDate,
-    rate: decimalText(10).refine(
-      (r) => !r.startsWith('-') && !/^0*(\.0*)?$/.test(r),
-      'must be positive',
-    ),
-    ...audit,
-  })
+  .object(fxRateEntity.snapshot.shape)
   .refine((r) => r.fromCurrency !== r.toCurrency, {
     path: ['toCurrency'],
     message: 'must differ from fromCurrency',

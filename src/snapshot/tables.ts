@@ -1,8 +1,24 @@
+import type { Entity, ValueKind } from '../entities/entity.ts';
+import { allocationEntity } from '../entities/allocation.entity.ts';
+import { billLineEntity } from '../entities/bill-line.entity.ts';
+import { billEntity } from '../entities/bill.entity.ts';
+import { clientEntity } from '../entities/client.entity.ts';
+import { expenseEntity } from '../entities/expense.entity.ts';
+import { fxRateEntity } from '../entities/fx-rate.entity.ts';
+import { invoiceLineEntity } from '../entities/invoice-line.entity.ts';
+import { invoiceEntity } from '../entities/invoice.entity.ts';
+import { payeeCreditEntity, payeeEntity, payeeRateEntity } from '../entities/payee.entity.ts';
+import { paymentEntity } from '../entities/payment.entity.ts';
+import { projectEntity } from '../entities/project.entity.ts';
+import { taskEntity } from '../entities/task.entity.ts';
+import { timeEntryEntity } from '../entities/time-entry.entity.ts';
+import { memberEntity, userEntity } from '../entities/user.entity.ts';
 import type { Collection } from './records.ts';
 
 /**
  * How each snapshot record maps onto operational-store columns: one list serves import
- * (record -> COPY row) and export (row -> record), so the two directions cannot drift.
+ * (record -> COPY row) and export (row -> record), so the two directions cannot drift. Each
+ * list derives from its entity's declaration (src/entities/), which also gives the API record.
  */
 export type ColumnKind =
   | 'uuid'
@@ -35,334 +51,69 @@ export interface TableSpec {
   columns: ColumnSpec[];
 }
 
-const col = (
-  column: string,
-  kind: ColumnKind,
-  field = camel(column),
-  currency?: string,
-): ColumnSpec =>
-  currency === undefined ? { column, field, kind } : { column, field, kind, currency };
-const key = (column: string): ColumnSpec => ({ column, kind: 'uuid' });
-const position: ColumnSpec = { column: 'position', kind: 'int' };
-const audit = [
-  col('created_at', 'timestamp'),
-  col('updated_at', 'timestamp'),
-  col('deleted_at', 'timestamp'),
-];
+const KIND: Record<ValueKind, ColumnKind> = {
+  uuid: 'uuid',
+  text: 'text',
+  enum: 'text',
+  currency: 'text',
+  money: 'money',
+  rate: 'rate',
+  decimal: 'decimal',
+  date: 'date',
+  timestamp: 'timestamp',
+  boolean: 'bool',
+  integer: 'int',
+  json: 'json',
+  uuids: 'uuid[]',
+  texts: 'text[]',
+};
+
+/**
+ * The columns of an entity's table in its snapshot order (src/entities/). Money and rates are
+ * in the currency of their currency field when the table has it, else in `_currency`, which
+ * the export query gives (a parent's currency, the workspace's).
+ */
+function tableOf(table: string, entity: Entity): TableSpec {
+  const { columns } = entity.snapshot;
+  return {
+    table,
+    columns: columns.map((c): ColumnSpec => {
+      const kind = KIND[c.kind];
+      if (c.filled) return { column: c.column, kind };
+      if (c.currency === undefined) return { column: c.column, field: c.name, kind };
+      const holder = columns.find((h) => h.name === c.currency && !h.filled);
+      return { column: c.column, field: c.name, kind, currency: holder?.column ?? '_currency' };
+    }),
+  };
+}
 
 export const TABLES = {
-  users: {
-    table: 'users',
-    columns: [
-      key('workspace_id'),
-      col('id', 'uuid'),
-      col('name', 'text'),
-      col('email', 'text'),
-      ...audit,
-    ],
-  },
-  members: {
-    table: 'members',
-    columns: [
-      key('workspace_id'),
-      col('user_id', 'uuid'),
-      col('role', 'text'),
-      col('created_at', 'timestamp'),
-      col('updated_at', 'timestamp'),
-    ],
-  },
-  clients: {
-    table: 'clients',
-    columns: [
-      col('id', 'uuid'),
-      key('workspace_id'),
-      ...[
-        'name',
-        'contact_name',
-        'email',
-        'phone',
-        'website',
-        'notes',
-        'tax_number',
-        'billing_email',
-        'currency',
-      ].map((c) => col(c, 'text')),
-      ...[
-        'billing_address',
-        'billing_line1',
-        'billing_line2',
-        'billing_city',
-        'billing_region',
-        'billing_postal_code',
-        'billing_country',
-      ].map((c) => col(c, 'text')),
-      col('default_rate', 'rate', undefined, '_currency'),
-      col('default_tax_rate', 'decimal'),
-      col('default_payment_terms', 'text'),
-      col('require_po_number', 'bool'),
-      ...audit,
-    ],
-  },
-  projects: {
-    table: 'projects',
-    columns: [
-      col('id', 'uuid'),
-      key('workspace_id'),
-      col('client_id', 'uuid'),
-      col('name', 'text'),
-      col('description', 'text'),
-      col('color', 'text'),
-      col('status', 'text'),
-      col('rate_type', 'text'),
-      col('hourly_rate', 'rate', undefined, '_currency'),
-      col('fixed_fee_amount', 'money', undefined, '_currency'),
-      col('fixed_fee_prior_invoiced_amount', 'money', undefined, '_currency'),
-      col('fixed_fee_billing_initialized_at', 'timestamp'),
-      col('budget_amount', 'money', undefined, '_currency'),
-      col('budget_hours', 'decimal'),
-      col('start_date', 'date'),
-      col('due_date', 'date'),
-      ...audit,
-    ],
-  },
+  users: tableOf('users', userEntity),
+  members: tableOf('members', memberEntity),
+  clients: tableOf('clients', clientEntity),
+  projects: tableOf('projects', projectEntity),
+  // A project's members: a list of user ids in its snapshot record, a join table in the store.
   project_members: {
     table: 'project_members',
-    columns: [key('workspace_id'), key('project_id'), col('user_id', 'uuid')],
-  },
-  tasks: {
-    table: 'tasks',
     columns: [
-      col('id', 'uuid'),
-      key('workspace_id'),
-      col('project_id', 'uuid'),
-      col('name', 'text'),
-      col('description', 'text'),
-      col('status', 'text'),
-      col('priority', 'text'),
-      col('billable', 'bool'),
-      col('estimated_hours', 'decimal'),
-      col('assignee_ids', 'uuid[]'),
-      col('tags', 'text[]'),
-      col('start_date', 'date'),
-      col('due_date', 'date'),
-      col('end_date', 'date'),
-      ...audit,
+      { column: 'workspace_id', kind: 'uuid' },
+      { column: 'project_id', kind: 'uuid' },
+      { column: 'user_id', field: 'userId', kind: 'uuid' },
     ],
   },
-  invoices: {
-    table: 'invoices',
-    columns: [
-      col('id', 'uuid'),
-      key('workspace_id'),
-      col('client_id', 'uuid'),
-      col('number', 'text'),
-      col('status', 'text'),
-      col('payment_status', 'text'),
-      col('currency', 'text'),
-      col('issue_date', 'date'),
-      col('due_date', 'date'),
-      col('subtotal', 'money', undefined, 'currency'),
-      col('discount_amount', 'money', undefined, 'currency'),
-      col('tax_rate', 'decimal'),
-      col('total', 'money', undefined, 'currency'),
-      col('amount_paid', 'money', undefined, 'currency'),
-      col('po_number', 'text'),
-      col('recurring', 'bool'),
-      col('viewed', 'bool'),
-      col('bill_to_name', 'text'),
-      col('notes', 'text'),
-      col('sent_at', 'timestamp'),
-      col('paid_at', 'timestamp'),
-      ...audit,
-    ],
-  },
-  invoice_lines: {
-    table: 'invoice_lines',
-    columns: [
-      col('id', 'uuid'),
-      key('workspace_id'),
-      key('invoice_id'),
-      position,
-      col('kind', 'text'),
-      col('time_entry_id', 'uuid'),
-      col('expense_id', 'uuid'),
-      col('project_id', 'uuid'),
-      col('description', 'text'),
-      col('subtitle', 'text'),
-      col('detail', 'text'),
-      col('group_label', 'text'),
-      col('quantity', 'decimal'),
-      col('unit_price', 'rate', undefined, '_currency'),
-      col('amount', 'money', undefined, '_currency'),
-    ],
-  },
-  time_entries: {
-    table: 'time_entries',
-    columns: [
-      col('id', 'uuid'),
-      key('workspace_id'),
-      col('user_id', 'uuid'),
-      col('project_id', 'uuid'),
-      col('task_id', 'uuid'),
-      col('invoice_id', 'uuid'),
-      col('entry_date', 'date'),
-      col('duration_seconds', 'int'),
-      col('billable', 'bool'),
-      col('is_running', 'bool'),
-      col('started_at', 'timestamp'),
-      col('stopped_at', 'timestamp'),
-      col('note', 'text'),
-      ...audit,
-    ],
-  },
-  expenses: {
-    table: 'expenses',
-    columns: [
-      col('id', 'uuid'),
-      key('workspace_id'),
-      col('client_id', 'uuid'),
-      col('project_id', 'uuid'),
-      col('invoice_id', 'uuid'),
-      col('category', 'text'),
-      col('custom_category', 'text'),
-      col('description', 'text'),
-      col('amount', 'money', undefined, 'currency'),
-      col('currency', 'text'),
-      col('billable', 'bool'),
-      col('expense_date', 'date'),
-      ...audit,
-    ],
-  },
-  payees: {
-    table: 'payees',
-    columns: [
-      col('id', 'uuid'),
-      key('workspace_id'),
-      col('user_id', 'uuid'),
-      col('name', 'text'),
-      col('email', 'text'),
-      col('start_date', 'date'),
-      ...audit,
-    ],
-  },
-  payee_rates: {
-    table: 'payee_rates',
-    columns: [
-      col('id', 'uuid'),
-      key('workspace_id'),
-      key('payee_id'),
-      col('effective_from', 'date'),
-      col('hourly_rate', 'rate', undefined, 'currency'),
-      col('currency', 'text'),
-      col('created_at', 'timestamp'),
-    ],
-  },
-  payee_credits: {
-    table: 'payee_credits',
-    columns: [
-      col('id', 'uuid'),
-      key('workspace_id'),
-      key('payee_id'),
-      col('currency', 'text'),
-      col('amount', 'money', undefined, 'currency'),
-      col('remaining', 'money', undefined, 'currency'),
-      col('reason', 'text'),
-      col('created_at', 'timestamp'),
-    ],
-  },
-  team_bills: {
-    table: 'team_bills',
-    columns: [
-      col('id', 'uuid'),
-      key('workspace_id'),
-      col('payee_id', 'uuid'),
-      col('number', 'text'),
-      col('status', 'text'),
-      col('revision', 'int'),
-      col('currency', 'text'),
-      col('service_from', 'date'),
-      col('service_to', 'date'),
-      col('issue_date', 'date'),
-      col('due_date', 'date'),
-      col('approved_at', 'timestamp'),
-      col('note', 'text'),
-      col('void_reason', 'text'),
-      col('line_group_by', 'text'),
-      col('show_project_name', 'bool'),
-      col('show_task_name', 'bool'),
-      col('payee_snapshot', 'json'),
-      col('agency_snapshot', 'json'),
-      ...audit,
-    ],
-  },
-  team_bill_lines: {
-    table: 'team_bill_lines',
-    columns: [
-      col('id', 'uuid'),
-      key('workspace_id'),
-      key('bill_id'),
-      position,
-      col('kind', 'text'),
-      col('time_entry_id', 'uuid'),
-      col('project_id', 'uuid'),
-      col('task_id', 'uuid'),
-      col('work_date', 'date'),
-      col('duration_seconds', 'int'),
-      col('hourly_rate', 'rate', undefined, '_currency'),
-      col('quantity', 'decimal'),
-      col('unit_price', 'rate', undefined, '_currency'),
-      col('amount', 'money', undefined, '_currency'),
-      col('description', 'text'),
-      col('source_snapshot', 'json'),
-    ],
-  },
-  team_payments: {
-    table: 'team_payments',
-    columns: [
-      col('id', 'uuid'),
-      key('workspace_id'),
-      col('payee_id', 'uuid'),
-      col('currency', 'text'),
-      col('amount', 'money', undefined, 'currency'),
-      col('paid_date', 'date'),
-      col('method', 'text'),
-      col('saved_method_id', 'uuid'),
-      col('reference', 'text'),
-      col('note', 'text'),
-      col('status', 'text'),
-      col('reversed_at', 'timestamp'),
-      col('reversal_reason', 'text'),
-      col('settlement_currency', 'text'),
-      col('settlement_amount', 'money', undefined, 'settlement_currency'),
-      col('exchange_rate', 'decimal'),
-      col('settlement_mode', 'text'),
-      ...audit,
-    ],
-  },
-  team_payment_allocations: {
-    table: 'team_payment_allocations',
-    columns: [
-      key('workspace_id'),
-      key('payment_id'),
-      col('bill_id', 'uuid'),
-      position,
-      col('amount', 'money', undefined, '_currency'),
-      col('cash_amount', 'money', undefined, 'cash_currency'),
-      col('cash_currency', 'text'),
-    ],
-  },
-  fx_rates: {
-    table: 'fx_rates',
-    columns: [
-      col('id', 'uuid'),
-      key('workspace_id'),
-      col('from_currency', 'text'),
-      col('to_currency', 'text'),
-      col('effective_from', 'date'),
-      col('rate', 'decimal'),
-      ...audit,
-    ],
-  },
+  tasks: tableOf('tasks', taskEntity),
+  invoices: tableOf('invoices', invoiceEntity),
+  invoice_lines: tableOf('invoice_lines', invoiceLineEntity),
+  time_entries: tableOf('time_entries', timeEntryEntity),
+  expenses: tableOf('expenses', expenseEntity),
+  payees: tableOf('payees', payeeEntity),
+  payee_rates: tableOf('payee_rates', payeeRateEntity),
+  payee_credits: tableOf('payee_credits', payeeCreditEntity),
+  team_bills: tableOf('team_bills', billEntity),
+  team_bill_lines: tableOf('team_bill_lines', billLineEntity),
+  team_payments: tableOf('team_payments', paymentEntity),
+  team_payment_allocations: tableOf('team_payment_allocations', allocationEntity),
+  fx_rates: tableOf('fx_rates', fxRateEntity),
 } satisfies Record<string, TableSpec>;
 
 export type TableName = keyof typeof TABLES;
@@ -404,7 +155,3 @@ export const TABLE_OF_COLLECTION: Record<Exclude<Collection, 'tokens'>, TableNam
   payments: 'team_payments',
   fxRates: 'fx_rates',
 };
-
-function camel(column: string): string {
-  return column.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
-}

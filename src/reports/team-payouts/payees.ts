@@ -1,7 +1,9 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { z } from 'zod';
-import { money, rate, text, timestamp } from '../../api/record-values.ts';
-import { currencyCode, isoDate, isoTimestamp, moneyText, uuid } from '../../value-schemas.ts';
+import { beforeAudit } from '../../entities/entity.ts';
+import { payeeCreditEntity, payeeEntity, payeeRateEntity } from '../../entities/payee.entity.ts';
+import { rowToRecord, selectColumns } from '../../api/entity-record.ts';
+import { text } from '../../api/record-values.ts';
 import { sortKeys } from '../../api/list-filters.ts';
 import type { Caller } from '../../api/caller.ts';
 import type { ListEndpoint } from '../../api/list/list-endpoint.ts';
@@ -10,33 +12,12 @@ import { SqlParams } from '../../readmodel/sql-params.ts';
 import { links, linksRecord } from './links.ts';
 import { readAll } from '../../readmodel/read-all.ts';
 
-/** A payee as the API answers it (api-v1 "Team payee"). */
+/** A payee as the API answers it (api-v1 "Team payee"): its live rates and credits inside it. */
 export const payeeRecord = z.object({
-  id: uuid,
-  userId: uuid,
-  name: z.string(),
-  email: z.string().nullable(),
-  startDate: isoDate.nullable(),
-  rates: z.array(
-    z.object({
-      id: uuid,
-      effectiveFrom: isoDate,
-      hourlyRate: moneyText,
-      currency: currencyCode,
-      createdAt: isoTimestamp,
-    }),
-  ),
-  credits: z.array(
-    z.object({
-      id: uuid,
-      currency: currencyCode,
-      amount: moneyText,
-      remaining: moneyText,
-      reason: z.string().nullable(),
-    }),
-  ),
-  createdAt: isoTimestamp,
-  updatedAt: isoTimestamp,
+  ...beforeAudit(payeeEntity.record.shape, {
+    rates: z.array(payeeRateEntity.record),
+    credits: z.array(payeeCreditEntity.record),
+  }),
   links: linksRecord,
 });
 export type PayeeRecord = z.infer<typeof payeeRecord>;
@@ -50,8 +31,10 @@ export const payeeListQuery = listQuery(PAYEE_SORT_FIELDS, {
 });
 export type PayeeListQuery = z.output<typeof payeeListQuery>;
 
-const PAYEE_COLUMNS = `r.id, r.user_id, r.name, r.email, CAST(r.start_date AS VARCHAR) AS start_date,
-  r.created_at, r.updated_at`;
+const PAYEE_COLUMNS = selectColumns(payeeEntity);
+const payeeFields = rowToRecord(payeeEntity);
+const rateFields = rowToRecord(payeeRateEntity);
+const creditFields = rowToRecord(payeeCreditEntity);
 
 /** The live rates (by effective date) and credits of the payees `ids`, in one query each. */
 async function payeeRecords(
@@ -65,51 +48,28 @@ async function payeeRecords(
   const rates = (
     await readAll(
       connection,
-      `SELECT id, payee_id, CAST(effective_from AS VARCHAR) AS effective_from,
-         CAST(hourly_rate AS VARCHAR) AS hourly_rate, currency, created_at
-       FROM payee_rates WHERE deleted_at IS NULL AND ${ofPayees}
-       ORDER BY effective_from, id`,
+      `SELECT ${selectColumns(payeeRateEntity)}, r.payee_id
+       FROM payee_rates r WHERE r.deleted_at IS NULL AND ${ofPayees}
+       ORDER BY r.effective_from, r.id`,
       params.values,
     )
   ).getRowObjectsJS();
   const credits = (
     await readAll(
       connection,
-      `SELECT id, payee_id, currency, CAST(amount AS VARCHAR) AS amount,
-         CAST(remaining AS VARCHAR) AS remaining, reason
-       FROM payee_credits WHERE deleted_at IS NULL AND ${ofPayees}
-       ORDER BY created_at, id`,
+      `SELECT ${selectColumns(payeeCreditEntity)}, r.payee_id
+       FROM payee_credits r WHERE r.deleted_at IS NULL AND ${ofPayees}
+       ORDER BY r.created_at, r.id`,
       params.values,
     )
   ).getRowObjectsJS();
   return rows.map((row) => {
     const id = text(row.id)!;
     return {
-      id,
-      userId: text(row.user_id)!,
-      name: text(row.name)!,
-      email: text(row.email),
-      startDate: text(row.start_date),
-      rates: rates
-        .filter((r) => text(r.payee_id) === id)
-        .map((r) => ({
-          id: text(r.id)!,
-          effectiveFrom: text(r.effective_from)!,
-          hourlyRate: rate(r.hourly_rate, text(r.currency)!)!,
-          currency: text(r.currency)!,
-          createdAt: timestamp(r.created_at)!,
-        })),
-      credits: credits
-        .filter((c) => text(c.payee_id) === id)
-        .map((c) => ({
-          id: text(c.id)!,
-          currency: text(c.currency)!,
-          amount: money(c.amount, text(c.currency)!)!,
-          remaining: money(c.remaining, text(c.currency)!)!,
-          reason: text(c.reason),
-        })),
-      createdAt: timestamp(row.created_at)!,
-      updatedAt: timestamp(row.updated_at)!,
+      ...beforeAudit(payeeFields(row), {
+        rates: rates.filter((r) => text(r.payee_id) === id).map((r) => rateFields(r)),
+        credits: credits.filter((c) => text(c.payee_id) === id).map((c) => creditFields(c)),
+      }),
       links: links(`/app/team-payouts/payees/${id}`, { payeeId: id }),
     };
   });
