@@ -42,8 +42,11 @@ export async function listen(harness: Harness): Promise<string> {
 export async function newPage(
   browser: Browser,
   viewport = DESKTOP,
+  /** Lets a test add its own script (axe-core) past the page's Content-Security-Policy. */
+  options: { bypassCSP?: boolean } = {},
 ): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
   const context = await browser.newContext({
+    ...options,
     viewport,
     locale: 'en-US',
     timezoneId: 'UTC',
