@@ -76,7 +76,8 @@ export function drawMarginLine(
       },
       grid: { left: 8, right: 16, bottom: 8, top: 24, containLabel: true },
       xAxis: { type: 'category', data: months },
-      yAxis: { type: 'value', name: 'margin %' },
+      // Left-aligned: a centred name is cut by the chart's edge when the labels are narrow.
+      yAxis: { type: 'value', name: 'margin %', nameTextStyle: { align: 'left' } },
       series: [{ type: 'line', name: 'Margin %', data: percents, connectNulls: false }],
     },
     { notMerge: true },

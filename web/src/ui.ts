@@ -44,6 +44,9 @@ export function card(
       class: `card${attributes.tone ? ` ${attributes.tone}` : ''}`,
       'data-testid': attributes.testid,
       'data-value': attributes.raw,
+      // A figure too long for one card's width (past 10^12) takes two, rather than break
+      // between its digits.
+      'data-long': value.length > 16,
     },
     h('dt', {}, label),
     h('dd', {}, value),
