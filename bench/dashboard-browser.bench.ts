@@ -8,7 +8,7 @@
 // median run (start and end from the event) and the main thread's script, style and layout
 // time (Chrome's Performance.getMetrics).
 // Baseline, same run: the fixed CPU loop (`cpuLoopMs`) before and after.
-//   npm run bench -- dashboard-browser [--time-entries N] [--runs R] [--cold C]
+//   npm run bench -- dashboard-browser [--time-entries N] [--runs R] [--cold C] [--trace FILE]
 //   (default 10,000,000 entries, 10 runs per case after 2 cold ones reported apart; BENCH_DIR
 //   defaults to /tmp/ll-bench-10m, or /tmp/ll-bench-<N> for another size)
 //   (A p95 of 20 runs or fewer is their slowest.)
@@ -34,6 +34,7 @@ const { values: args } = parseArgs({
     'time-entries': { type: 'string', default: '10000000' },
     runs: { type: 'string', default: '10' },
     cold: { type: 'string', default: '2' },
+    trace: { type: 'string' },
   },
 });
 const timeEntries = Number(args['time-entries']);
@@ -59,8 +60,26 @@ interface PageWindow {
     observe(target: object, options: object): void;
     disconnect(): void;
   };
+  PerformanceObserver: new (
+    callback: (list: { getEntries(): { startTime: number; duration: number }[] }) => void,
+  ) => { observe(options: object): void };
   /** Set by the bench in the page: when the event was, when the margin line was drawn. */
   benchRun?: { eventAt?: number; lineAt?: number };
+  /** The main thread's tasks of 50 ms or more (the Long Tasks API), from the page's start. */
+  benchLongTasks?: { startTime: number; duration: number }[];
+}
+
+/** Before the page's own scripts: records its long tasks (a task of 50 ms or more). */
+async function recordLongTasks(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const w = globalThis as unknown as PageWindow;
+    const tasks: NonNullable<PageWindow['benchLongTasks']> = [];
+    w.benchLongTasks = tasks;
+    new w.PerformanceObserver((list) => {
+      for (const e of list.getEntries())
+        tasks.push({ startTime: e.startTime, duration: e.duration });
+    }).observe({ type: 'longtask' });
+  });
 }
 
 /** An API request of a run, from the page's resource timing, ms from the event. */
@@ -68,6 +87,8 @@ interface Request {
   name: string;
   start: number;
   end: number;
+  /** Bytes of the JSON answer. */
+  bytes: number;
 }
 
 /** One run of a case: ms from the event, the requests and the main thread's work. */
@@ -75,6 +96,8 @@ interface Run {
   drawn: number;
   line?: number;
   requests: Request[];
+  /** The main thread's tasks of 50 ms or more that ended after the event. */
+  longTasks: { start: number; ms: number }[];
   /** Main-thread ms during the run (Chrome's Performance.getMetrics, differences). */
   main: { task: number; script: number; style: number; layout: number };
 }
@@ -141,6 +164,7 @@ try {
   const rangeChange: (Run & { preset: string })[] = [];
   {
     const { context, page, errors } = await newPage(browser);
+    await recordLongTasks(page);
     await signIn(page, base, token);
     await page.waitForFunction(() => performance.getEntriesByName('ledgerline:drawn').length > 0);
     await page.evaluate(() => {
@@ -152,7 +176,11 @@ try {
     await cdp.send('Performance.enable');
     for (let i = 0; i < coldRuns + runs; i++) {
       const preset = PRESETS[i % PRESETS.length]!;
+      // --trace FILE: Chrome's trace of the last range change, for DevTools' Performance panel.
+      const traced = args.trace !== undefined && i === coldRuns + runs - 1;
+      if (traced) await browser.startTracing(page, { path: args.trace });
       rangeChange.push({ preset, ...(await rangeChangeRun(page, cdp, preset)) });
+      if (traced) await browser.stopTracing();
     }
     if (errors.length > 0) throw new Error(`errors in the page: ${errors.join('; ')}`);
     await context.close();
@@ -226,6 +254,7 @@ try {
 /** A new browser context: from the click on "Sign in" to the overview drawn. */
 async function firstViewRun(browser: Browser, base: string, token: string): Promise<Run> {
   const { context, page, errors } = await newPage(browser);
+  await recordLongTasks(page);
   await page.goto(`${base}/`);
   await page.getByLabel('API token').fill(token);
   const cdp = await context.newCDPSession(page);
@@ -295,7 +324,8 @@ async function rangeChangeRun(page: Page, cdp: CDPSession, preset: string): Prom
 /** The run's times in the page, ms from its event (the click, or the change). */
 async function readRun(page: Page): Promise<Omit<Run, 'main'>> {
   return page.evaluate(() => {
-    const run = (globalThis as unknown as PageWindow).benchRun!;
+    const w = globalThis as unknown as PageWindow;
+    const run = w.benchRun!;
     const at = run.eventAt!;
     return {
       drawn: performance.getEntriesByName('ledgerline:drawn')[0]!.startTime - at,
@@ -307,7 +337,11 @@ async function readRun(page: Page): Promise<Omit<Run, 'main'>> {
           name: e.name.slice(e.name.indexOf('/api/v1/') + 7),
           start: e.startTime - at,
           end: e.startTime + e.duration - at,
+          bytes: (e as unknown as { decodedBodySize: number }).decodedBodySize,
         })),
+      longTasks: (w.benchLongTasks ?? [])
+        .filter((t) => t.startTime + t.duration > at)
+        .map((t) => ({ start: t.startTime - at, ms: t.duration })),
     };
   });
 }
@@ -362,7 +396,11 @@ function whereTheTimeWent(
   );
   for (const r of [...median.requests].sort((a, b) => a.start - b.start))
     console.log(
-      `  ${r.start.toFixed(0).padStart(6)} .. ${r.end.toFixed(0).padStart(6)} ms  ${(r.end - r.start).toFixed(0).padStart(5)} ms  ${r.name}`,
+      `  ${r.start.toFixed(0).padStart(6)} .. ${r.end.toFixed(0).padStart(6)} ms  ${(r.end - r.start).toFixed(0).padStart(5)} ms  ${(r.bytes / 1024).toFixed(0).padStart(5)} KiB  ${r.name}`,
+    );
+  for (const t of median.longTasks)
+    console.log(
+      `  ${t.start.toFixed(0).padStart(6)} .. ${(t.start + t.ms).toFixed(0).padStart(6)} ms  ${t.ms.toFixed(0).padStart(5)} ms  long task of the main thread`,
     );
   const kinds = new Map<string, number[]>();
   for (const run of caseRuns)
