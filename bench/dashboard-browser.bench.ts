@@ -41,6 +41,12 @@ const timeEntries = Number(args['time-entries']);
 const runs = Number(args.runs);
 const coldRuns = Number(args.cold);
 
+/**
+ * How often the bench asks the page whether it is drawn: the times are the page's own, so this
+ * only keeps the asking (every frame, by default) from taking the page's CPU.
+ */
+const POLLING = { polling: 50 };
+
 /** How long the page has had no request in flight before a range change. */
 const SETTLE_MS = 250;
 
@@ -191,6 +197,8 @@ try {
     if (errors.length > 0) throw new Error(`errors in the page: ${errors.join('; ')}`);
     await context.close();
   }
+  log("the API alone: the range changes' reports from Node");
+  const apiAlone = await reportsAlone(base, token, rangeChange.slice(coldRuns));
   const cpuAfter = cpuLoopMs();
 
   const cases = [
@@ -241,6 +249,13 @@ try {
       `  ${preset.padEnd(16)} ${stats(mine.map((r) => r.drawn)).p50.toFixed(1)} / ${stats(mine.map((r) => r.line!)).p50.toFixed(1)}  (${mine.length} runs)`,
     );
   }
+  console.log(
+    `the API alone (Node's fetch, body read; what the page's requests cost without the page), p50 / max ms:`,
+  );
+  for (const [kind, times] of apiAlone) {
+    const s = stats(times);
+    console.log(`  ${s.p50.toFixed(1).padStart(7)} / ${s.max.toFixed(1).padStart(7)}  ${kind}`);
+  }
   for (const c of cases) whereTheTimeWent(c.name, c.runs.slice(coldRuns), c.ms, missed.includes(c));
   console.log(
     `fixed CPU loop: ${cpuBefore.toFixed(0)} ms before, ${cpuAfter.toFixed(0)} ms after (quiet machine: about 500-850)`,
@@ -279,7 +294,11 @@ async function firstViewRun(browser: Browser, base: string, token: string): Prom
   });
   const before = await mainThread(cdp);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForFunction(() => performance.getEntriesByName('ledgerline:drawn').length > 0);
+  await page.waitForFunction(
+    () => performance.getEntriesByName('ledgerline:drawn').length > 0,
+    undefined,
+    POLLING,
+  );
   const main = difference(await mainThread(cdp), before);
   const run = await readRun(page);
   if ((await page.getByTestId('overview-summary').count()) !== 1)
@@ -322,9 +341,40 @@ async function rangeChangeRun(page: Page, cdp: CDPSession, preset: string): Prom
     () =>
       performance.getEntriesByName('ledgerline:drawn').length > 0 &&
       (globalThis as unknown as PageWindow).benchRun?.lineAt !== undefined,
+    undefined,
+    POLLING,
   );
   const main = difference(await mainThread(cdp), before);
   return { ...(await readRun(page)), main };
+}
+
+/**
+ * The page's reports of the range changes asked again from Node, one at a time, with the body
+ * read: the API's part of a range change without the browser's (its p50 is the floor of the
+ * view's time). Each preset's report of the page, and its months' reports.
+ */
+async function reportsAlone(
+  base: string,
+  token: string,
+  changes: Run[],
+): Promise<Map<string, number[]>> {
+  const page: number[] = [];
+  const month: number[] = [];
+  for (const run of changes)
+    for (const r of run.requests) {
+      if (!r.name.startsWith('/team-payouts/profitability?from=')) continue;
+      const started = performance.now();
+      const res = await fetch(`${base}/api/v1${r.name}`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      await res.text();
+      if (!res.ok) throw new Error(`GET ${r.name}: ${res.status}`);
+      (r.name.includes('page=') ? page : month).push(performance.now() - started);
+    }
+  return new Map([
+    ['report of the range, a page of 25 members', page],
+    ["a month's report for the margin line (perPage=1)", month],
+  ]);
 }
 
 /**
