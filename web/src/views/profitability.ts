@@ -88,13 +88,27 @@ function loadChoices(token: string | null): Promise<Choices> {
   return choices;
 }
 
+/**
+ * The workspace's current month (YYYY-MM-01) as the API last reported it to this token. A
+ * drawing starts from it instead of asking first, which would put a request before the
+ * report's; it asks again once drawn (`renderProfitability`).
+ */
+let knownMonth: { token: string | null; from: string } | undefined;
+
+/** The workspace's current month, from the API's default range (its time zone's month). */
+async function askCurrentMonth(context: ViewContext): Promise<string> {
+  const answer = await get<Profitability>('/team-payouts/profitability', { perPage: 1 });
+  context.seen(answer.dataAsOf);
+  knownMonth = { token: sessionToken(), from: answer.data.from };
+  return answer.data.from;
+}
+
 /** The profitability view: range, filters, figures, charts, members and their projects. */
 export async function renderProfitability(context: ViewContext): Promise<void> {
   const state = readState();
-  // The workspace's current month, from the API's default range (its time zone's month).
-  const current = await get<Profitability>('/team-payouts/profitability', { perPage: 1 });
+  const remembered = knownMonth?.token === sessionToken() ? knownMonth.from : undefined;
+  const currentMonth = remembered ?? (await askCurrentMonth(context));
   if (!context.current()) return;
-  context.seen(current.dataAsOf);
   let range: Range;
   if (state.preset === 'custom') {
     if (
@@ -107,13 +121,13 @@ export async function renderProfitability(context: ViewContext): Promise<void> {
       replace(
         context.main,
         h('h1', {}, 'Profitability'),
-        controls(state, await loadChoices(sessionToken()), current.data.from),
+        controls(state, await loadChoices(sessionToken()), currentMonth),
         notice('error', 'range-error', 'Choose two real dates, the first not after the second.'),
       );
       return;
     }
     range = { from: state.from, to: state.to };
-  } else range = presetRange(state.preset, current.data.from);
+  } else range = presetRange(state.preset, currentMonth);
 
   const [answer, names] = await Promise.all([
     get<Profitability>('/team-payouts/profitability', {
@@ -147,7 +161,7 @@ export async function renderProfitability(context: ViewContext): Promise<void> {
   replace(
     context.main,
     h('h1', {}, 'Profitability'),
-    controls(state, names, current.data.from),
+    controls(state, names, currentMonth),
     h(
       'p',
       {
@@ -197,7 +211,11 @@ export async function renderProfitability(context: ViewContext): Promise<void> {
     report.baseCurrency,
   );
   performance.mark('ledgerline:drawn');
-  await marginLine(line, range, state, context);
+  await marginLine(line, range, state, report, context);
+  // A remembered month may have turned since (the workspace's midnight): asked again once the
+  // view is complete, and a new month draws it again.
+  if (remembered !== undefined && (await askCurrentMonth(context)) !== remembered)
+    if (context.current()) await renderProfitability(context);
 }
 
 const sessionToken = () => sessionStorage.getItem('ledgerline.token');
@@ -375,16 +393,21 @@ function pager(state: State, report: Profitability): HTMLElement {
   );
 }
 
-/** Margin % per month of the range: one report per month (its summary only), a few at once. */
+/**
+ * Margin % per month of the range: one report per month (its summary only), a few at once.
+ * A range within one month is that month's point: the report drawn already is its report.
+ */
 async function marginLine(
   element: HTMLElement,
   range: Range,
   state: State,
+  report: Profitability,
   context: ViewContext,
 ): Promise<void> {
   const months = monthsOf(range);
   const percents: (string | null)[] = new Array<string | null>(months.length).fill(null);
-  let next = 0;
+  if (months.length === 1) percents[0] = report.summary.marginPercent;
+  let next = months.length === 1 ? 1 : 0;
   const worker = async () => {
     for (let i = next++; i < months.length; i = next++) {
       const month = months[i]!;
