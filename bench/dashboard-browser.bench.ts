@@ -18,16 +18,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Browser, CDPSession, Page } from 'playwright-core';
 import { buildDashboard } from '../src/cli/dashboard-build.ts';
-import { DERIVED_TABLES, READ_MODEL_PARTS } from '../src/cli/derived-tables.ts';
-import { buildApp } from '../src/http/app.ts';
-import { openReadModel } from '../src/readmodel/read-model.ts';
-import { ReadModelStatus } from '../src/readmodel/read-model-status.ts';
-import { createKysely } from '../src/store/database.ts';
-import { SyncService } from '../src/sync/sync-service.ts';
-import { TokenIdentityCache } from '../src/tokens/token-identity-cache.ts';
-import { createToken } from '../src/tokens/token.repository.ts';
 import { launchBrowser, newPage, signIn } from '../test/support/browser.ts';
-import { benchStore, cpuLoopMs, log, percentile } from './support.ts';
+import { cpuLoopMs, log, percentile, servedWorkspace } from './support.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -111,57 +103,19 @@ interface Run {
   main: { task: number; script: number; style: number; layout: number };
 }
 
-const dir =
-  process.env.BENCH_DIR ??
-  path.join(tmpdir(), timeEntries === 10_000_000 ? 'll-bench-10m' : `ll-bench-${timeEntries}`);
 const dashboardDir = path.join(tmpdir(), `ll-bench-dashboard-${process.pid}`);
-const bench = await benchStore(dir, timeEntries);
-const db = createKysely(bench.pool);
-const readModel = await openReadModel(path.join(dir, 'read-model.duckdb'), READ_MODEL_PARTS);
-const status = new ReadModelStatus();
-await status.load(readModel);
-const sync = new SyncService({
-  pool: bench.pool,
-  url: bench.url,
-  readModel,
-  derived: DERIVED_TABLES,
-  status,
-  log,
-});
-const tokenIdentities = await TokenIdentityCache.listen(bench.pool);
+await buildDashboard(dashboardDir);
+const served = await servedWorkspace(timeEntries, { scopes: ['read'], dashboardDir });
+const { app, token } = served;
 let browser: Browser | undefined;
 try {
-  const loadStarted = performance.now();
-  await sync.start();
-  log(`sync following the store (${((performance.now() - loadStarted) / 1000).toFixed(0)} s)`);
-  await buildDashboard(dashboardDir);
-  const app = await buildApp({
-    db,
-    readModel,
-    status,
-    tokenEnv: 'test',
-    sync,
-    tokenIdentities,
-    rateLimit: { burst: 1e9, perSecond: 1e9 },
-    dashboardDir,
-  });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   if (address === null || typeof address === 'string') throw new Error('not listening on TCP');
   const base = `http://127.0.0.1:${address.port}`;
 
-  const { rows: owners } = await bench.pool.query<{ workspace_id: string; user_id: string }>(
-    `SELECT workspace_id, user_id FROM members WHERE role = 'OWNER' AND deleted_at IS NULL LIMIT 1`,
-  );
-  const owner = owners[0]!;
-  const { token } = await createToken(db, {
-    workspaceId: owner.workspace_id,
-    userId: owner.user_id,
-    scopes: ['read'],
-    env: 'test',
-  });
   browser = await launchBrowser();
-  log(`workspace ${owner.workspace_id}, dashboard at ${base}`);
+  log(`workspace ${served.workspaceId}, dashboard at ${base}`);
   const cpuBefore = cpuLoopMs();
 
   log(`first view: ${coldRuns} cold and ${runs} runs, each in a new browser context`);
@@ -260,16 +214,10 @@ try {
   console.log(
     `fixed CPU loop: ${cpuBefore.toFixed(0)} ms before, ${cpuAfter.toFixed(0)} ms after (quiet machine: about 500-850)`,
   );
-  await app.close();
 } finally {
   await browser?.close();
-  const slot = sync.metrics.slotName;
-  await sync.stop();
-  await tokenIdentities.close();
-  readModel.close();
+  await served.close();
   await rm(dashboardDir, { recursive: true, force: true });
-  // The sync's slot stays, so the next run streams on from it instead of loading again.
-  await bench.close(slot === null ? [] : [slot]);
 }
 
 /** A new browser context: from the click on "Sign in" to the overview drawn. */

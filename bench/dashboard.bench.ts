@@ -11,18 +11,8 @@
 //   (A p95 of 20 calls or fewer is their slowest. The reader's last loop over the cases, begun
 //   before the S seconds ran out, is finished and counted.)
 import { randomUUID } from 'node:crypto';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { buildApp } from '../src/http/app.ts';
-import { openReadModel } from '../src/readmodel/read-model.ts';
-import { ReadModelStatus } from '../src/readmodel/read-model-status.ts';
-import { createKysely } from '../src/store/database.ts';
-import { SyncService } from '../src/sync/sync-service.ts';
-import { TokenIdentityCache } from '../src/tokens/token-identity-cache.ts';
-import { createToken } from '../src/tokens/token.repository.ts';
-import { benchStore, cpuLoopMs, log, percentile } from './support.ts';
-import { DERIVED_TABLES, READ_MODEL_PARTS } from '../src/cli/derived-tables.ts';
+import { cpuLoopMs, log, percentile, servedWorkspace } from './support.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -40,50 +30,9 @@ const warmRuns = Number(args.warm);
 const writeRuns = Number(args.writes);
 const WRITE_INTERVAL_MS = 500;
 
-const dir =
-  process.env.BENCH_DIR ??
-  path.join(tmpdir(), timeEntries === 10_000_000 ? 'll-bench-10m' : `ll-bench-${timeEntries}`);
-const bench = await benchStore(dir, timeEntries);
-const db = createKysely(bench.pool);
-const readModel = await openReadModel(path.join(dir, 'read-model.duckdb'), READ_MODEL_PARTS);
-const status = new ReadModelStatus();
-await status.load(readModel);
-const sync = new SyncService({
-  pool: bench.pool,
-  url: bench.url,
-  readModel,
-  derived: DERIVED_TABLES,
-  status,
-  log,
-});
-const tokenIdentities = await TokenIdentityCache.listen(bench.pool);
+const served = await servedWorkspace(timeEntries, { scopes: ['read', 'write'] });
+const { app, sync, token } = served;
 try {
-  // Loads the read model when it follows no replication slot (once per BENCH_DIR: the slot is
-  // kept at the end), then streams every commit, as `npm start` does (src/cli/serve.ts).
-  const loadStarted = performance.now();
-  await sync.start();
-  log(`sync following the store (${((performance.now() - loadStarted) / 1000).toFixed(0)} s)`);
-  const app = await buildApp({
-    db,
-    readModel,
-    status,
-    tokenEnv: 'test',
-    sync,
-    tokenIdentities,
-    rateLimit: { burst: 1e9, perSecond: 1e9 },
-  });
-
-  const { rows: owners } = await bench.pool.query<{ workspace_id: string; user_id: string }>(
-    `SELECT workspace_id, user_id FROM members WHERE role = 'OWNER' AND deleted_at IS NULL LIMIT 1`,
-  );
-  const owner = owners[0]!;
-  // The generated workspace is on the Agency plan, which the team-payout reports need.
-  const { token } = await createToken(db, {
-    workspaceId: owner.workspace_id,
-    userId: owner.user_id,
-    scopes: ['read', 'write'],
-    env: 'test',
-  });
   const send = (method: 'GET' | 'PATCH' | 'POST', url: string, body?: object) =>
     app.inject({
       method,
@@ -98,7 +47,7 @@ try {
     const res = await send(method, url, body);
     if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
   };
-  const picked = await pickWorkspaceData(owner.workspace_id, send);
+  const picked = await pickWorkspaceData(served.workspaceId, send);
   const timed = async (run: () => Promise<unknown>) => {
     const started = performance.now();
     await run();
@@ -132,7 +81,7 @@ try {
   const cases = reportCases(picked);
 
   log(
-    `workspace ${owner.workspace_id}: userId ${picked.userId}, projectId ${picked.projectId}, clientId ${picked.clientId}; entries written ${october.id} (${october.date}), ${week.id} (${week.date})`,
+    `workspace ${served.workspaceId}: userId ${picked.userId}, projectId ${picked.projectId}, clientId ${picked.clientId}; entries written ${october.id} (${october.date}), ${week.id} (${week.date})`,
   );
   const cpuBefore = cpuLoopMs();
 
@@ -249,14 +198,8 @@ try {
   console.log(
     `fixed CPU loop: ${cpuBefore.toFixed(0)} ms before, ${cpuAfter.toFixed(0)} ms after (quiet machine: about 500-850)`,
   );
-  await app.close();
 } finally {
-  const slot = sync.metrics.slotName;
-  await sync.stop();
-  await tokenIdentities.close();
-  readModel.close();
-  // The sync's slot stays, so the next run streams on from it instead of loading again.
-  await bench.close(slot === null ? [] : [slot]);
+  await served.close();
 }
 
 interface Entry {
@@ -286,7 +229,7 @@ type Send = (
  * week 2026-11-02..08.
  */
 async function pickWorkspaceData(workspaceId: string, send: Send) {
-  const { rows } = await bench.pool.query<{
+  const { rows } = await served.pool.query<{
     project_id: string;
     client_id: string;
     client_name: string;
@@ -327,7 +270,7 @@ async function writableEntry(
   from: string,
   to: string,
 ): Promise<Entry> {
-  const { rows } = await bench.pool.query<{ id: string; date: string; duration: number }>(
+  const { rows } = await served.pool.query<{ id: string; date: string; duration: number }>(
     `SELECT id, to_char(entry_date, 'YYYY-MM-DD') AS date, duration_seconds AS duration
      FROM time_entries
      WHERE workspace_id = $1 AND entry_date BETWEEN $2 AND $3 AND deleted_at IS NULL

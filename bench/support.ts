@@ -10,11 +10,18 @@ import { importSnapshot } from '../src/snapshot/import.ts';
 import { readSnapshot } from '../src/snapshot/read-snapshot.ts';
 import { openReadModel, type ReadModel } from '../src/readmodel/read-model.ts';
 import { ReadModelStatus } from '../src/readmodel/read-model-status.ts';
-import { createPool } from '../src/store/database.ts';
 import { fullSync } from '../src/sync/full-sync.ts';
 import { startEmbeddedStore, type EmbeddedStore } from '../src/store/embedded-postgres.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { DERIVED_TABLES, READ_MODEL_PARTS } from '../src/cli/derived-tables.ts';
+import { tmpdir } from 'node:os';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../src/http/app.ts';
+import { createKysely, createPool } from '../src/store/database.ts';
+import type { Scope } from '../src/store/schema.ts';
+import { SyncService } from '../src/sync/sync-service.ts';
+import { TokenIdentityCache } from '../src/tokens/token-identity-cache.ts';
+import { createToken } from '../src/tokens/token.repository.ts';
 
 export interface BenchStore {
   store: EmbeddedStore;
@@ -219,4 +226,86 @@ export function slowestText(timing: Timing): string {
         `${s.ms.toFixed(1)} ms (CPU ${s.cpuMs.toFixed(1)}, GC ${s.gcMs.toFixed(1)}${s.majorGc ? ' major' : ''})`,
     )
     .join(', ');
+}
+
+/** The generated workspace served as `npm start` serves it, with an Owner token of its own. */
+export interface ServedWorkspace {
+  pool: pg.Pool;
+  app: FastifyInstance;
+  /** The sync following the store, to wait for it to catch up. */
+  sync: SyncService;
+  workspaceId: string;
+  token: string;
+  /** Stops the app, the sync and the store, keeping the sync's slot for the next run. */
+  close(): Promise<void>;
+}
+
+/**
+ * The `timeEntries` workspace under BENCH_DIR (default: a folder of the temp dir named after
+ * its size), its read model following the store by logical replication as `npm start` does
+ * (src/cli/serve.ts): loaded when it follows no slot (once per BENCH_DIR: the slot is kept at
+ * the end), then streaming every commit. The app is not rate-limited, and serves the dashboard
+ * when `dashboardDir` is given.
+ */
+export async function servedWorkspace(
+  timeEntries: number,
+  options: { scopes: Scope[]; dashboardDir?: string },
+): Promise<ServedWorkspace> {
+  const dir =
+    process.env.BENCH_DIR ??
+    path.join(tmpdir(), timeEntries === 10_000_000 ? 'll-bench-10m' : `ll-bench-${timeEntries}`);
+  const bench = await benchStore(dir, timeEntries);
+  const db = createKysely(bench.pool);
+  const readModel = await openReadModel(path.join(dir, 'read-model.duckdb'), READ_MODEL_PARTS);
+  const status = new ReadModelStatus();
+  await status.load(readModel);
+  const sync = new SyncService({
+    pool: bench.pool,
+    url: bench.url,
+    readModel,
+    derived: DERIVED_TABLES,
+    status,
+    log,
+  });
+  const tokenIdentities = await TokenIdentityCache.listen(bench.pool);
+  let app: FastifyInstance | undefined;
+  const close = async () => {
+    await app?.close();
+    const slot = sync.metrics.slotName;
+    await sync.stop();
+    await tokenIdentities.close();
+    readModel.close();
+    // The sync's slot stays, so the next run streams on from it instead of loading again.
+    await bench.close(slot === null ? [] : [slot]);
+  };
+  try {
+    const loadStarted = performance.now();
+    await sync.start();
+    log(`sync following the store (${((performance.now() - loadStarted) / 1000).toFixed(0)} s)`);
+    app = await buildApp({
+      db,
+      readModel,
+      status,
+      tokenEnv: 'test',
+      sync,
+      tokenIdentities,
+      rateLimit: { burst: 1e9, perSecond: 1e9 },
+      ...(options.dashboardDir ? { dashboardDir: options.dashboardDir } : {}),
+    });
+    const { rows } = await bench.pool.query<{ workspace_id: string; user_id: string }>(
+      `SELECT workspace_id, user_id FROM members WHERE role = 'OWNER' AND deleted_at IS NULL LIMIT 1`,
+    );
+    const owner = rows[0]!;
+    // The generated workspace is on the Agency plan, which the team-payout reports need.
+    const { token } = await createToken(db, {
+      workspaceId: owner.workspace_id,
+      userId: owner.user_id,
+      scopes: options.scopes,
+      env: 'test',
+    });
+    return { pool: bench.pool, app, sync, workspaceId: owner.workspace_id, token, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
 }
