@@ -1,4 +1,4 @@
-import { ApiError, download, get } from '../api.ts';
+import { ApiError, download, get, session } from '../api.ts';
 import { drawMarginLine, drawMemberBars } from '../charts.ts';
 import { plotValue } from '../money.ts';
 import { PRESETS, isDate, monthsOf, presetRange, type Preset, type Range } from '../ranges.ts';
@@ -99,14 +99,14 @@ let knownMonth: { token: string | null; from: string } | undefined;
 async function askCurrentMonth(context: ViewContext): Promise<string> {
   const answer = await get<Profitability>('/team-payouts/profitability', { perPage: 1 });
   context.seen(answer.dataAsOf);
-  knownMonth = { token: sessionToken(), from: answer.data.from };
+  knownMonth = { token: session.token(), from: answer.data.from };
   return answer.data.from;
 }
 
 /** The profitability view: range, filters, figures, charts, members and their projects. */
 export async function renderProfitability(context: ViewContext): Promise<void> {
   const state = readState();
-  const remembered = knownMonth?.token === sessionToken() ? knownMonth.from : undefined;
+  const remembered = knownMonth?.token === session.token() ? knownMonth.from : undefined;
   const currentMonth = remembered ?? (await askCurrentMonth(context));
   if (!context.current()) return;
   let range: Range;
@@ -121,7 +121,7 @@ export async function renderProfitability(context: ViewContext): Promise<void> {
       replace(
         context.main,
         h('h1', {}, 'Profitability'),
-        controls(state, await loadChoices(sessionToken()), currentMonth),
+        controls(state, await loadChoices(session.token()), currentMonth),
         notice('error', 'range-error', 'Choose two real dates, the first not after the second.'),
       );
       return;
@@ -139,7 +139,7 @@ export async function renderProfitability(context: ViewContext): Promise<void> {
       page: state.page,
       perPage: PER_PAGE,
     }),
-    loadChoices(sessionToken()),
+    loadChoices(session.token()),
   ]);
   if (!context.current()) return;
   context.seen(answer.dataAsOf);
@@ -217,8 +217,6 @@ export async function renderProfitability(context: ViewContext): Promise<void> {
   if (remembered !== undefined && (await askCurrentMonth(context)) !== remembered)
     if (context.current()) await renderProfitability(context);
 }
-
-const sessionToken = () => sessionStorage.getItem('ledgerline.token');
 
 function controls(state: State, names: Choices, currentMonth: string): HTMLElement {
   const select = (
