@@ -55,21 +55,26 @@ describe('POST and PATCH /clients', () => {
   });
 
   it("a rename reaches the clientName filter of the client's projects and invoices at once", async () => {
+    // Another token reads: it sends the write's data position, which its reads wait for.
+    let position: Record<string, string> = {};
     const listed = async (path: string) =>
-      ((await send('GET', path, undefined, TOKENS.owner)).body.data as Body[]).map(
+      ((await send('GET', path, undefined, TOKENS.owner, position)).body.data as Body[]).map(
         (r) => r.id as string,
       );
+    const rename = async (name: string) => {
+      const res = await send('PATCH', `/clients/${ids.client}`, { name });
+      expect(res.status).toBe(200);
+      position = { 'x-data-position': res.headers['x-data-position'] as string };
+    };
     expect(await listed('/projects?clientName=globex')).toEqual([ids.project]);
-    expect((await send('PATCH', `/clients/${ids.client}`, { name: 'Umbrella Corp' })).status).toBe(
-      200,
-    );
+    await rename('Umbrella Corp');
     try {
       expect(await listed('/projects?clientName=BRELLA')).toEqual([ids.project]);
       expect(await listed('/invoices?clientName=brella')).toContain(ids.invoice);
       expect(await listed('/projects?clientName=globex')).toEqual([]);
       expect(await listed('/invoices?clientName=globex')).toEqual([]);
     } finally {
-      await send('PATCH', `/clients/${ids.client}`, { name: 'Globex' });
+      await rename('Globex');
     }
     expect(await listed('/invoices?clientName=globex')).toContain(ids.invoice);
   });

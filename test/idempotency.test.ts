@@ -21,8 +21,6 @@ interface Steering {
   next: Outcome;
   /** Parks the next write after its INSERT until `release` resolves. */
   hold?: { entered: () => void; release: Promise<void> };
-  /** Runs inside the next request's afterCommit. */
-  afterCommit?: () => Promise<void>;
 }
 
 describe('idempotent creates (decisions 3 and 6)', () => {
@@ -53,11 +51,6 @@ describe('idempotent creates (decisions 3 and 6)', () => {
               inProgressWaitMs: Number(request.headers['x-test-wait-ms'] ?? 100),
             },
             (trx) => testWrite(trx, request),
-            async () => {
-              const hook = steer.afterCommit;
-              steer.afterCommit = undefined;
-              await hook?.();
-            },
           );
         // Every API route declares who may call it; these take any token.
         const any = { config: { access: {} } };
@@ -422,42 +415,28 @@ describe('idempotent creates (decisions 3 and 6)', () => {
     expect(await clientsNamed(name)).toBe(1);
   });
 
-  it('sends the response only after afterCommit, which sees the write committed', async () => {
+  it('answers a 201 once the write has committed, with its data position', async () => {
     const name = unique('after commit');
-    const key = randomUUID();
-    let visible: number | undefined;
-    let release!: () => void;
-    let entered!: () => void;
-    const inAfterCommit = new Promise<void>((resolve) => (entered = resolve));
-    const released = new Promise<void>((resolve) => (release = resolve));
-    steer.afterCommit = async () => {
-      visible = await clientsNamed(name); // another connection: only a committed row counts
-      entered();
-      await released;
-    };
-    let settled = false;
-    const pending = send({ key }, body(name)).then((res) => {
-      settled = true;
-      return res;
-    });
-    await inAfterCommit;
-    expect(visible).toBe(1);
-    expect(settled).toBe(false);
-    release();
-    expect((await pending).statusCode).toBe(201);
+    const res = await send({ key: randomUUID() }, body(name));
+    expect(res.statusCode).toBe(201);
+    // Another connection: only a committed row counts.
+    expect(await clientsNamed(name)).toBe(1);
+    expect(res.headers['x-data-position']).toMatch(/^[0-9A-F]+\/[0-9A-F]+$/);
   });
 
-  it('waits for afterCommit before a replay too (read-your-writes for whoever gets the 201)', async () => {
-    const name = unique('replay waits');
+  it('gives a replay a data position too, at or past the first answer’s', async () => {
+    const name = unique('replay position');
     const key = randomUUID();
-    await send({ key }, body(name));
-    let waited = false;
-    steer.afterCommit = async () => {
-      waited = true;
-    };
+    const first = await send({ key }, body(name));
     const replay = await send({ key }, body(name));
     expect(replay.headers['idempotent-replayed']).toBe('true');
-    expect(waited).toBe(true);
+    const lsn = (text: unknown) => {
+      const [high, low] = String(text).split('/');
+      return (BigInt(`0x${high}`) << 32n) | BigInt(`0x${low}`);
+    };
+    expect(lsn(replay.headers['x-data-position'])).toBeGreaterThanOrEqual(
+      lsn(first.headers['x-data-position']),
+    );
   });
 
   it('purges only rows past the replay window', async () => {

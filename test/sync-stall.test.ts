@@ -12,14 +12,15 @@ import { snapshotBoth } from './support/compare-read-model.ts';
 import { createTestDatabase } from './support/databases.ts';
 import { importObject } from './support/import-object.ts';
 import { restrictedRoleUrl } from './support/restricted-role.ts';
-import { ids, OWNER_TOKEN, smallSnapshot } from './support/small-snapshot.ts';
+import { ids, OWNER_TOKEN, smallSnapshot, TOKENS } from './support/small-snapshot.ts';
 import { DERIVED_TABLES, READ_MODEL_PARTS } from '../src/cli/derived-tables.ts';
 
 /**
  * A change the read model cannot hold (a timestamp before year 1, which DuckDB cannot read
- * back from PostgreSQL's text) is contained: /healthz and /metrics name it, writes answer 503
- * after a bounded wait instead of hanging, reads go on, and once the row is corrected the
- * sync catches up by itself with nothing lost or doubled.
+ * back from PostgreSQL's text) is contained: /healthz and /metrics name it, writes still answer
+ * at commit, a read that waits for a write's data position answers 503 after a bounded wait
+ * instead of hanging, other reads go on, and once the row is corrected the sync catches up by
+ * itself with nothing lost or doubled, and the waiting reads show the writes.
  */
 describe('a change the read model cannot hold', () => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -59,7 +60,6 @@ describe('a change the read model cannot hold', () => {
       readModel,
       derived: DERIVED_TABLES,
       status,
-      writeWaitMs: 1500,
       retryMs: 20,
       retryMaxMs: 200,
       // Tiny, so the retry's fold spills its lines to disk.
@@ -70,7 +70,14 @@ describe('a change the read model cannot hold', () => {
     try {
       await sync.start();
       expect(sync.metrics.mode).toBe(mode);
-      app = await buildApp({ db: createKysely(pool), readModel, status, tokenEnv: 'test', sync });
+      app = await buildApp({
+        db: createKysely(pool),
+        readModel,
+        status,
+        tokenEnv: 'test',
+        sync,
+        positionWaitMs: 1500,
+      });
       const get = async (url: string) => {
         const res = await app!.inject({ method: 'GET', url });
         return { status: res.statusCode, body: res.body, headers: res.headers };
@@ -119,19 +126,40 @@ describe('a change the read model cannot hold', () => {
       });
       expect(stalled.body.sync.failure.error).toMatch(/BC/);
 
-      // A write is saved, but answers 503 after the bounded wait instead of hanging.
+      // A write answers at its commit, with its data position, whatever the read model does.
       const name = `Made while stalled (${mode})`;
       const key = `stalled-${mode}`;
       const write = await createClient(name, key);
-      expect(write.status).toBe(503);
-      expect(write.body.error).toMatchObject({ code: 'read_model_unavailable' });
-      expect(write.body.error.message).toMatch(/saved/);
+      expect(write.status).toBe(201);
+      const position = write.headers['x-data-position'] as string;
+      expect(position).toMatch(/^[0-9A-F]+\/[0-9A-F]+$/);
       const saved = await pool.query('SELECT count(*)::int AS n FROM clients WHERE name = $1', [
         name,
       ]);
       expect(saved.rows[0].n).toBe(1);
-      // Retried with its key while still stalled: replayed from the store, still 503.
-      expect((await createClient(name, key)).status).toBe(503);
+      // Retried with its key while still stalled: replayed from the store.
+      const retried = await createClient(name, key);
+      expect(retried.status).toBe(201);
+      expect(retried.headers['idempotent-replayed']).toBe('true');
+
+      // The writer's next read waits for its write, and answers 503 after the bound.
+      const listClients = (token: string, headers: Record<string, string> = {}) =>
+        apiRequest(app!, { method: 'GET', path: '/clients', token, headers });
+      const ownRead = await listClients(OWNER_TOKEN);
+      expect(ownRead.status).toBe(503);
+      expect(ownRead.body.error).toMatchObject({ code: 'read_model_unavailable' });
+      expect(ownRead.body.error.message).toMatch(/saved/);
+      // GET /me is answered by the store: it waits for nothing.
+      expect(
+        (await apiRequest(app, { method: 'GET', path: '/me', token: OWNER_TOKEN })).status,
+      ).toBe(200);
+      // Another token is not held back: it reads the read model as it is...
+      const otherRead = await listClients(TOKENS.admin);
+      expect(otherRead.status).toBe(200);
+      expect((otherRead.body.data as Body[]).map((c) => c.name as string)).not.toContain(name);
+      // ...unless it sends the write's position, which it then waits for like the writer.
+      const echoed = await listClients(TOKENS.admin, { 'x-data-position': position });
+      expect(echoed.status).toBe(503);
       // More changes while stalled, past the fold's flushRows; in replication mode a truncate
       // among them (the change log's triggers do not see truncates).
       const fxRates = `INSERT INTO fx_rates (id, workspace_id, from_currency, to_currency, effective_from, rate)
@@ -145,7 +173,7 @@ describe('a change the read model cannot hold', () => {
         await pool.query('UPDATE clients SET phone = $2 WHERE id = $1', [ids.client, phone]);
 
       // Reads answer from the read model as it was, and say how old it is.
-      const list = await apiRequest(app, { method: 'GET', path: '/clients', token: OWNER_TOKEN });
+      const list = await apiRequest(app, { method: 'GET', path: '/clients', token: TOKENS.admin });
       expect(list.status).toBe(200);
       expect(list.headers['x-data-as-of']).toBeDefined();
       expect((list.body.data as Body[]).map((c) => c.name as string)).not.toContain(name);
@@ -165,7 +193,15 @@ describe('a change the read model cannot hold', () => {
       expect((await health()).body).toMatchObject({ status: 'ok', sync: { failure: null } });
       expect((await get('/metrics')).body).toMatch(/^ledgerline_sync_stalled 0$/m);
 
-      // The retried write now gets its stored 201, and the client exists once on both sides.
+      // The reads that waited now show the write: the writer's, and the position's.
+      for (const read of [
+        await listClients(OWNER_TOKEN),
+        await listClients(TOKENS.admin, { 'x-data-position': position }),
+      ]) {
+        expect(read.status).toBe(200);
+        expect((read.body.data as Body[]).map((c) => c.name as string)).toContain(name);
+      }
+      // The retried write still gets its stored 201, and the client exists once on both sides.
       const replay = await createClient(name, key);
       expect(replay.status).toBe(201);
       expect(replay.headers['idempotent-replayed']).toBe('true');
@@ -174,8 +210,10 @@ describe('a change the read model cannot hold', () => {
       for (const table of Object.keys(store)) expect(copy[table], table).toEqual(store[table]);
       expect(store.clients!.filter((row) => row.includes(name))).toHaveLength(1);
       expect(store.clients!.some((row) => row.includes(`${mode}: with the bad row`))).toBe(true);
-      // Writes wait as before.
+      // Writes and reads go on as before.
       expect((await createClient(`After (${mode})`, `after-${mode}`)).status).toBe(201);
+      const after = await listClients(OWNER_TOKEN);
+      expect((after.body.data as Body[]).map((c) => c.name as string)).toContain(`After (${mode})`);
     } finally {
       await app?.close();
       await sync.stop();

@@ -82,10 +82,13 @@ export const readModelUnavailable = () =>
     'read_model_unavailable',
     'Reports are not available yet; the first sync is still running.',
   );
-/** A write committed, but the read model did not show it within the wait (docs/decisions.md). */
-export const readModelBehind = () =>
+/**
+ * A read waited for a data position (its token's last write, or its X-Data-Position) that the
+ * read model did not reach within the wait (docs/api.md, "Data positions").
+ */
+export const positionNotReached = (waitMs: number) =>
   new ApiError(
     503,
     'read_model_unavailable',
-    'The write was saved, but the read model is behind and does not show it yet. Do not send it as a new write: repeat it with the same Idempotency-Key, or read it again later.',
+    `The read model has not reached the data position this read waits for (the token's last write, or X-Data-Position) within ${waitMs / 1000} s. The write is saved: read again later.`,
   );

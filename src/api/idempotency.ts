@@ -104,9 +104,8 @@ interface Outcome {
  * on the first one's row: after its commit it replays, after its rollback it runs itself,
  * and after `inProgressWaitMs` it answers 409 `idempotency_in_progress`.
  *
- * `afterCommit` (waiting for the read model, decisions 1) runs before any 2xx is sent, first
- * or replayed, so whoever receives a 201 can read the write; it must therefore be a wait,
- * safe to run more than once, not an effect.
+ * A 2xx, first or replayed, answers once the write has committed; the app adds its data
+ * position (src/http/data-position.ts), so whoever receives a 201 can read the write.
  *
  * Checks that depend on stored data belong inside `execute` (a replay skips them, and they
  * must see the transaction's snapshot); role and scope checks come before this call.
@@ -119,7 +118,6 @@ interface Outcome {
  *   return runIdempotent(
  *     { db: context.db, request, reply, required: true },
  *     async (trx) => ({ status: 201, body: { data: await insertTask(trx, request.caller, input) } }),
- *     () => context.readModelCaughtUp(),
  *   );
  * });
  * ```
@@ -127,14 +125,12 @@ interface Outcome {
 export async function runIdempotent(
   options: IdempotencyOptions,
   execute: (trx: Transaction<Database>) => Promise<WriteResult>,
-  afterCommit?: () => Promise<void>,
 ): Promise<void> {
   const { db, request, reply } = options;
   const key = readIdempotencyKey(request, options.required);
   const claim = key === undefined ? undefined : keyClaim(request, key);
   const waitMs = options.inProgressWaitMs ?? DEFAULT_IN_PROGRESS_WAIT_MS;
   const outcome = await executeOnce(db, reply, claim, waitMs, execute);
-  if (isSuccess(outcome.status)) await afterCommit?.();
   if (outcome.replayed) {
     request.log.info({ idempotencyKey: key }, 'idempotent replay');
     void reply.header('Idempotent-Replayed', 'true');

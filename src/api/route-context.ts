@@ -12,12 +12,6 @@ export interface RouteContext {
   db: Kysely<Database>;
   /** Runs `read` on a read-model connection; 503 until the first sync has finished. */
   read<T>(read: (connection: DuckDBConnection) => Promise<T>): Promise<T>;
-  /**
-   * For writes (read-your-writes, decisions 1): call after the write's transaction has
-   * committed; resolves once the read model shows it, or throws 503 read_model_unavailable
-   * when it does not within the sync's bounded wait (docs/sync.md).
-   */
-  readModelCaughtUp(): Promise<void>;
   /** Signs and checks list cursors with the store's shared secret. */
   cursors: CursorCodec;
   /** Rows of list pages kept between requests, current with the read model's commits. */

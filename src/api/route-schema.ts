@@ -29,6 +29,11 @@ declare module 'fastify' {
      * depend on it (an export's report).
      */
     beforeInput?: (request: FastifyRequest) => void;
+    /**
+     * A GET answered from the operational store, not the read model (GET /me): it does not
+     * wait for a data position (src/http/data-position.ts).
+     */
+    fromStore?: true;
   }
 }
 
@@ -153,6 +158,27 @@ export function responses<S extends Record<number, z.ZodType | FileResponse>>(
   return all as S & Record<number, z.ZodType>;
 }
 
+/**
+ * What every GET of the read model can answer besides its own errors: a malformed or
+ * impossible `X-Data-Position` (422), and a position the read model did not reach within the
+ * wait (503; src/http/data-position.ts).
+ */
+const READ_MODEL_ERRORS: Record<number, string[]> = {
+  422: ['validation_failed'],
+  503: ['read_model_unavailable'],
+};
+
+/** A GET of the read model's responses: `responses`, with the errors of its data position. */
+export function readResponses<S extends Record<number, z.ZodType | FileResponse>>(
+  success: S,
+  errors: Record<number, string[]>,
+): S & Record<number, z.ZodType> {
+  const all: Record<number, string[]> = { ...errors };
+  for (const [status, codes] of Object.entries(READ_MODEL_ERRORS))
+    all[Number(status)] = [...new Set([...(all[Number(status)] ?? []), ...codes])];
+  return responses(success, all);
+}
+
 /** A list's errors besides the common ones. */
 export const LIST_ERRORS = {
   422: ['validation_failed', 'invalid_cursor'],
@@ -164,8 +190,6 @@ export const WRITE_ERRORS = {
   413: ['payload_too_large'],
   415: ['unsupported_media_type'],
   422: ['validation_failed'],
-  // Saved, but not shown by the read model within the sync's wait (docs/decisions.md).
-  503: ['read_model_unavailable'],
 };
 /** A create's errors: a write's, and its Idempotency-Key's. */
 export const CREATE_ERRORS = {

@@ -4,16 +4,15 @@ import { notFound } from './errors.ts';
 import type { Database } from '../store/schema.ts';
 
 /**
- * Runs a write in one PostgreSQL transaction, then waits until the read model shows it
- * (decisions 1: the caller's next GET sees its write). A thrown error rolls it all back.
+ * Runs a write in one PostgreSQL transaction; it answers once that has committed. A thrown
+ * error rolls it all back. The answer carries the commit's data position, and its token's
+ * next read waits for it (src/http/data-position.ts).
  */
 export async function runWrite<T>(
   context: RouteContext,
   write: (trx: Transaction<Database>) => Promise<T>,
 ): Promise<T> {
-  const result = await context.db.transaction().execute(write);
-  await context.readModelCaughtUp();
-  return result;
+  return context.db.transaction().execute(write);
 }
 
 /** The steps of a PATCH of one record; see runUpdate. */

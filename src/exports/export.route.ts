@@ -8,7 +8,7 @@ import { storableDate } from '../stored-values.ts';
 import { OWNER_ADMIN, requireAccess } from '../api/access.ts';
 import { notFound, validationFailed } from '../api/errors.ts';
 import { once } from '../api/list/list-query.ts';
-import { responses, strictQuerySchema, type RoutePlugin } from '../api/route-schema.ts';
+import { strictQuerySchema, type RoutePlugin, readResponses } from '../api/route-schema.ts';
 import { ExportInputError, resolveExportRequest, runExportOn } from './export-run.ts';
 import { EXPORT_REPORT_NAMES, findExportReport } from './export-reports.ts';
 import {
@@ -75,7 +75,7 @@ export const exportRoutes: RoutePlugin = async (app, { context }) => {
         params: exportParams,
         querystring: exportQuery,
         responseHeaders: { 200: FILE_HEADERS },
-        response: responses(
+        response: readResponses(
           {
             200: {
               description: 'The file',

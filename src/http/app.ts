@@ -29,7 +29,8 @@ import { registerJsonBodyParser } from './json-body.ts';
 import { isPublicApiPath, registerOpenApi } from './openapi.ts';
 import { registerResponseCheck } from './response-check.ts';
 import { registerArrowAnswers } from './arrow-answer.ts';
-import { readModelBehind, readModelUnavailable } from '../api/errors.ts';
+import { readModelUnavailable } from '../api/errors.ts';
+import { registerDataPositions } from './data-position.ts';
 import { registerErrorHandling } from './error-handler.ts';
 import type { RouteContext } from '../api/route-context.ts';
 import { registerHealthRoutes } from './health.route.ts';
@@ -45,8 +46,13 @@ export interface AppDependencies {
   status: ReadModelStatus;
   tokenEnv: TokenEnv;
   logLevel?: string;
-  /** The running sync, for /healthz and /metrics (absent in tests that sync by hand). */
+  /**
+   * The running sync, for /healthz, /metrics and the data positions reads wait for (absent in
+   * tests that sync by hand: then nothing waits).
+   */
   sync?: SyncService;
+  /** How long a GET waits for the data position it needs before 503 (ms; default 10 s). */
+  positionWaitMs?: number;
   /** Per-token request rate (decisions 3); unset fields take DEFAULT_RATE_LIMIT. */
   rateLimit?: Partial<RateLimitOptions>;
   /** Rows kept per list in the record cache (RECORD_CACHE_ROWS; default 50,000). */
@@ -146,10 +152,12 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       if (!deps.status.ready) throw readModelUnavailable();
       return connections.use(read);
     },
-    async readModelCaughtUp() {
-      if (deps.sync && !(await deps.sync.waitForStore())) throw readModelBehind();
-    },
   };
+  registerDataPositions(app, {
+    db: deps.db,
+    waitMs: deps.positionWaitMs ?? 10_000,
+    ...(deps.sync ? { sync: deps.sync } : {}),
+  });
   registerHealthRoutes(app, { db: deps.db, status: deps.status, sync: deps.sync });
   registerMetrics(app, { db: deps.db, status: deps.status, sync: deps.sync });
   if (deps.validateResponses) registerResponseCheck(app);

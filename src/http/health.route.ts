@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import type { ReadModelStatus } from '../readmodel/read-model-status.ts';
 import type { Database } from '../store/schema.ts';
+import { readStorePosition } from '../store/store-position.ts';
 import { parseLsn } from '../sync/lsn.ts';
 import type { SyncService } from '../sync/sync-service.ts';
 
@@ -29,10 +30,7 @@ export async function measureLag(
   sync: SyncService,
   status: ReadModelStatus,
 ): Promise<Lag> {
-  const { rows } = await sql<{
-    lsn: string;
-  }>`SELECT pg_current_wal_insert_lsn()::text AS lsn`.execute(db);
-  const behind = parseLsn(rows[0]!.lsn) - parseLsn(sync.metrics.appliedLsn);
+  const behind = parseLsn(await readStorePosition(db)) - parseLsn(sync.metrics.appliedLsn);
   const bytes = behind > 0n ? Number(behind) : 0;
   // Behind means the newest applied commit is older than what the store has: its age is the lag.
   const seconds =

@@ -19,8 +19,9 @@ export const meRoutes: RoutePlugin = async (app) => {
   app.get(
     '/me',
     {
-      // Any valid token, whatever its role and scopes.
-      config: { access: {} },
+      // Any valid token, whatever its role and scopes; answered from the store, so it waits
+      // for no data position.
+      config: { access: {}, fromStore: true },
       schema: {
         summary: 'Verify the token: workspace, role, plan and scopes',
         description: 'Who may call: any valid token.',

@@ -6,6 +6,7 @@ import { documentedOverride } from '../schema-doc.ts';
 import { tableRows } from '../api/table-answer.ts';
 import { ARROW_STREAM } from './arrow-answer.ts';
 import { META_KEY } from './arrow-table.ts';
+import { DATA_POSITION_HEADER, DATA_POSITION_SCHEMA } from './data-position.ts';
 
 // The OpenAPI 3.1 document is generated from the routes' own declarations (params, query,
 // body, a response per status) by @fastify/swagger, with fastify-type-provider-zod turning
@@ -39,6 +40,21 @@ const DATA_AS_OF = {
       'The time of the newest committed change the answer reflects (once the read model has loaded).',
   },
 };
+/** The data position an answer stands at (src/http/data-position.ts). */
+const DATA_POSITION_ANSWER = {
+  [DATA_POSITION_HEADER]: {
+    ...DATA_POSITION_SCHEMA,
+    description:
+      'A write’s answer: the store’s position after its commit. A GET’s answer: the position the read model had. Send it back as the request header X-Data-Position to read at least that far (docs/api.md, "Data positions").',
+  },
+};
+/** The request header of a GET of the read model. */
+const DATA_POSITION_PARAMETER = {
+  ...DATA_POSITION_SCHEMA,
+  description:
+    'Read at least this far: the answer waits (at most 10 s, then 503 `read_model_unavailable`) until the read model has passed this position, as a write’s or a GET’s X-Data-Position gave it, whichever token’s. Malformed, or beyond the store’s current position: 422 `validation_failed`. Without it, a token’s reads still wait for its own last write.',
+};
+
 /** Set on every request a token was counted for (src/http/rate-limit.ts). */
 const RATE_LIMIT = {
   'RateLimit-Policy': {
@@ -77,9 +93,11 @@ const RETRY_AFTER = {
 
 /** The headers the app's hooks set on a response of `method` with `status`. */
 function appHeaders(method: string, status: string): JsonObject {
+  const success = status.startsWith('2');
   return {
     ...REQUEST_ID,
     ...(method === 'GET' ? DATA_AS_OF : {}),
+    ...(method === 'GET' || success ? DATA_POSITION_ANSWER : {}),
     ...(status === '401' ? {} : RATE_LIMIT),
     ...(status === '429' ? RETRY_AFTER : {}),
   };
@@ -128,6 +146,17 @@ function documentRoute(input: TransformInput): ReturnType<typeof zodTransform> {
     (transformed.response ?? {}) as Record<string, JsonObject>,
   )) {
     response.headers = { ...appHeaders(method, status), ...own?.[status] };
+  }
+  const config = (input.route as { config?: { fromStore?: true } }).config;
+  if (method === 'GET' && !config?.fromStore) {
+    // The document's request headers come from a route's `headers` schema; this one is the
+    // app's, read by its own hook (data-position.ts).
+    const headers = (transformed.headers ?? { type: 'object', properties: {} }) as JsonObject;
+    headers.properties = {
+      ...(headers.properties as JsonObject),
+      [DATA_POSITION_HEADER]: DATA_POSITION_PARAMETER,
+    };
+    transformed.headers = headers;
   }
   return { schema, url };
 }

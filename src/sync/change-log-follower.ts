@@ -5,12 +5,18 @@ import type { ReadModelChanges } from '../readmodel/read-model-status.ts';
 import { ChangeBatch, type SourceRow } from './change-batch.ts';
 import { keyColumns } from './copied-columns.ts';
 import { faultPoint } from './fault-points.ts';
+import { parseLsn, type Lsn } from './lsn.ts';
 import type { ColumnInfo } from './copied-columns.ts';
 import { readSyncState, writeSyncState, type SyncState } from '../readmodel/sync-state.ts';
 
 const KEYS_PER_QUERY = 20_000;
 
 export interface PollResult {
+  /**
+   * The store's WAL insert position, read before the poll's snapshot was taken. A commit
+   * ending strictly before it is in the snapshot (docs/sync.md, "Positions in change-log mode").
+   */
+  position: Lsn;
   changedKeys: number;
   dataAsOf: Date;
   /** What the poll's commit changed, for the read model's status. */
@@ -62,6 +68,10 @@ export class ChangeLogFollower {
     if (!state?.sourceSnapshot)
       throw new Error('The read model has no change-log position; it needs a first load');
     const buffer = new ChangeBatch(this.tables, this.derived);
+    // Read before the snapshot is taken (docs/sync.md, "Positions in change-log mode").
+    const before = await this.pool.query<{ lsn: string }>(
+      'SELECT pg_current_wal_insert_lsn()::text AS lsn',
+    );
     const client = await this.pool.connect();
     let snapshot: string;
     let asOf: Date;
@@ -114,7 +124,12 @@ export class ChangeLogFollower {
       'DELETE FROM sync_change_log WHERE txid < pg_snapshot_xmin($1::pg_snapshot)',
       [snapshot],
     );
-    return { changedKeys, dataAsOf: asOf, changes: buffer.takeChanges() };
+    return {
+      position: parseLsn(before.rows[0]!.lsn),
+      changedKeys,
+      dataAsOf: asOf,
+      changes: buffer.takeChanges(),
+    };
   }
 
   /** The current rows of `keys` (PostgreSQL text, as replication sends them); a key without a row was deleted. */

@@ -142,6 +142,8 @@ export class SyncService {
   /** Change-log mode: released by the first successful poll numbered above `after`. */
   private pollWaiters: { after: number; resolve: () => void }[] = [];
   private pollsStarted = 0;
+  /** Change-log mode: the position of the last successful poll (PollResult.position). */
+  private polledTo: Lsn | undefined;
   private streamEnded?: Promise<void>;
   /**
    * After a failure, the store's WAL position when the retry began. Until the stream reaches
@@ -230,6 +232,19 @@ export class SyncService {
     return this.within(reached, timeoutMs, () => {
       this.waiters = this.waiters.filter((w) => w !== waiter);
     });
+  }
+
+  /**
+   * The read model's position: every change committed at or before it is visible. Replication:
+   * the applied commit (or keepalive) position. Change log: the position the last successful
+   * poll read before its snapshot: a commit ending strictly before it is in the read model
+   * (docs/sync.md, "Positions in change-log mode"); `waitFor` of any position not strictly
+   * before it waits for the next poll. Undefined before the first load.
+   */
+  get position(): string | undefined {
+    if (this.metrics.mode === 'change-log')
+      return this.polledTo === undefined ? undefined : formatLsn(this.polledTo);
+    return this.state?.sourceLsn == null ? undefined : formatLsn(this.applied);
   }
 
   async stop(): Promise<void> {
@@ -371,6 +386,8 @@ export class SyncService {
         `sync: loaded ${result.rows.toLocaleString('en-US')} rows in ${(result.elapsedMs / 1000).toFixed(1)} s`,
       );
     }
+    // Until a poll has read a position, none is known to be passed: every wait polls.
+    this.polledTo ??= ZERO_LSN;
     this.follower = new ChangeLogFollower(
       this.options.pool,
       this.duck!,
@@ -393,6 +410,8 @@ export class SyncService {
         if (this.stopped || !follower) throw new Error('The sync is restarting');
         const number = ++this.pollsStarted;
         const result = await follower.poll();
+        if (this.polledTo === undefined || result.position > this.polledTo)
+          this.polledTo = result.position;
         this.options.status.committed(result.dataAsOf, result.changes);
         this.metrics.rowsApplied += result.changedKeys;
         this.metrics.batchesApplied++;

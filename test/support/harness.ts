@@ -37,6 +37,12 @@ export interface Harness {
    * starts the sync service and every call waits until it has caught up.
    */
   sync(): Promise<void>;
+  /**
+   * Live harness: waits until the read model has passed the data position of a write's answer
+   * (its X-Data-Position), as the writer's next GET would. Writes answer at their commit, so a
+   * test that reads the read model directly after one waits here first.
+   */
+  passed(answer: { headers: Record<string, unknown> }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -93,6 +99,13 @@ export async function createHarness(
       }
       const result = await fullSync(pool, readModel, DERIVED_TABLES);
       status.committed(result.dataAsOf, 'everything');
+    },
+    async passed(answer) {
+      const position = answer.headers['x-data-position'];
+      if (typeof position !== 'string') throw new Error('The answer carries no X-Data-Position');
+      if (!syncService) throw new Error('Only a live harness follows the store');
+      if (!(await syncService.waitFor(position, 10_000)))
+        throw new Error(`The read model did not pass ${position} within 10 s`);
     },
     tokenIdentities,
     connections,

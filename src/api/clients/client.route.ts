@@ -9,6 +9,7 @@ import {
   responses,
   UPDATE_ERRORS,
   type RoutePlugin,
+  readResponses,
 } from '../route-schema.ts';
 import { listResponse, singleResponse } from '../schema-parts.ts';
 import { runUpdate } from '../write.ts';
@@ -29,7 +30,7 @@ export const clientRoutes: RoutePlugin = async (app, { context }) => {
         summary: 'List clients',
         description: 'Who may call: Manager, Admin, Owner; read scope.',
         querystring: clientListQuery,
-        response: responses({ 200: listResponse(clientRecord) }, LIST_ERRORS),
+        response: readResponses({ 200: listResponse(clientRecord) }, LIST_ERRORS),
       },
     },
     async (request) =>
@@ -55,19 +56,15 @@ export const clientRoutes: RoutePlugin = async (app, { context }) => {
     async (request, reply) => {
       const caller = request.caller;
       const input = request.body;
-      await runIdempotent(
-        { db: context.db, request, reply, required: false },
-        async (trx) => ({
-          status: 201,
-          body: {
-            data: clientRowToRecord(
-              await insertClient(trx, caller.workspaceId, input),
-              caller.baseCurrency,
-            ),
-          },
-        }),
-        () => context.readModelCaughtUp(),
-      );
+      await runIdempotent({ db: context.db, request, reply, required: false }, async (trx) => ({
+        status: 201,
+        body: {
+          data: clientRowToRecord(
+            await insertClient(trx, caller.workspaceId, input),
+            caller.baseCurrency,
+          ),
+        },
+      }));
       return reply;
     },
   );

@@ -34,14 +34,10 @@ export const expenseRoutes: RoutePlugin = async (app, { context }) => {
     async (request, reply) => {
       const caller = request.caller;
       const input = request.body;
-      await runIdempotent(
-        { db: context.db, request, reply, required: true },
-        async (trx) => ({
-          status: 201,
-          body: { data: expenseRowToRecord(await insertExpense(trx, caller.workspaceId, input)) },
-        }),
-        () => context.readModelCaughtUp(),
-      );
+      await runIdempotent({ db: context.db, request, reply, required: true }, async (trx) => ({
+        status: 201,
+        body: { data: expenseRowToRecord(await insertExpense(trx, caller.workspaceId, input)) },
+      }));
       return reply;
     },
   );

@@ -2,7 +2,7 @@ import { readAll } from '../../readmodel/read-all.ts';
 import { notFound } from '../errors.ts';
 import { answerList } from '../list/list-endpoint.ts';
 import { MANAGER_UP } from '../roles.ts';
-import { idParams, LIST_ERRORS, responses, type RoutePlugin } from '../route-schema.ts';
+import { idParams, LIST_ERRORS, type RoutePlugin, readResponses } from '../route-schema.ts';
 import { listResponse, singleResponse } from '../schema-parts.ts';
 import { INVOICE_BY_ID, invoiceList, invoiceListQuery } from './invoice.list.ts';
 import { invoiceRecord, invoiceRowToRecord } from './invoice.record.ts';
@@ -20,7 +20,7 @@ export const invoiceRoutes: RoutePlugin = async (app, { context }) => {
         summary: 'List invoices',
         description: WHO,
         querystring: invoiceListQuery,
-        response: responses({ 200: listResponse(invoiceRecord) }, LIST_ERRORS),
+        response: readResponses({ 200: listResponse(invoiceRecord) }, LIST_ERRORS),
       },
     },
     async (request) =>
@@ -37,7 +37,7 @@ export const invoiceRoutes: RoutePlugin = async (app, { context }) => {
         summary: 'Get one invoice',
         description: WHO,
         params: idParams,
-        response: responses(
+        response: readResponses(
           { 200: singleResponse(invoiceRecord) },
           { 404: ['not_found'], 503: ['read_model_unavailable'] },
         ),

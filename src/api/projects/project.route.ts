@@ -1,5 +1,5 @@
 import { answerList } from '../list/list-endpoint.ts';
-import { LIST_ERRORS, responses, type RoutePlugin } from '../route-schema.ts';
+import { LIST_ERRORS, type RoutePlugin, readResponses } from '../route-schema.ts';
 import { listResponse } from '../schema-parts.ts';
 import { projectList, projectListQuery } from './project.list.ts';
 import { projectRecord } from './project.record.ts';
@@ -14,7 +14,7 @@ export const projectRoutes: RoutePlugin = async (app, { context }) => {
         summary: 'List projects (Members: the projects granted to them, without rate fields)',
         description: 'Who may call: any role; read scope.',
         querystring: projectListQuery,
-        response: responses({ 200: listResponse(projectRecord) }, LIST_ERRORS),
+        response: readResponses({ 200: listResponse(projectRecord) }, LIST_ERRORS),
       },
     },
     async (request) =>

@@ -54,20 +54,15 @@ export const taskRoutes: RoutePlugin = async (app, { context }) => {
     async (request, reply) => {
       const caller = request.caller;
       const input = request.body;
-      await runIdempotent(
-        { db: context.db, request, reply, required: true },
-        async (trx) => {
-          await requireProject(trx, caller.workspaceId, input.projectId);
-          // A Member's task without assignees is their own (decisions 6).
-          const assigneeIds =
-            input.assigneeIds ?? (caller.role === 'MEMBER' ? [caller.userId] : []);
-          await checkMemberTask(trx, caller, input.projectId, assigneeIds);
-          await requireMembers(trx, caller.workspaceId, assigneeIds, 'assigneeIds');
-          const row = await insertTask(trx, caller.workspaceId, { ...input, assigneeIds });
-          return { status: 201, body: { data: taskRowToRecord(row) } };
-        },
-        () => context.readModelCaughtUp(),
-      );
+      await runIdempotent({ db: context.db, request, reply, required: true }, async (trx) => {
+        await requireProject(trx, caller.workspaceId, input.projectId);
+        // A Member's task without assignees is their own (decisions 6).
+        const assigneeIds = input.assigneeIds ?? (caller.role === 'MEMBER' ? [caller.userId] : []);
+        await checkMemberTask(trx, caller, input.projectId, assigneeIds);
+        await requireMembers(trx, caller.workspaceId, assigneeIds, 'assigneeIds');
+        const row = await insertTask(trx, caller.workspaceId, { ...input, assigneeIds });
+        return { status: 201, body: { data: taskRowToRecord(row) } };
+      });
       return reply;
     },
   );
@@ -120,10 +115,7 @@ export const taskRoutes: RoutePlugin = async (app, { context }) => {
         summary: 'Archive a task (sets deletedAt; repeating answers the same)',
         description: 'Who may call: Manager, Admin, Owner; write scope.',
         params: idParams,
-        response: responses(
-          { 200: singleResponse(taskRecord) },
-          { 404: ['not_found'], 503: ['read_model_unavailable'] },
-        ),
+        response: responses({ 200: singleResponse(taskRecord) }, { 404: ['not_found'] }),
       },
     },
     async (request) => {

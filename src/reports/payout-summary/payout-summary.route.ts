@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { canManagePayouts, OWNER_ADMIN } from '../../api/access.ts';
-import { responses, strictQuerySchema, type RoutePlugin } from '../../api/route-schema.ts';
+import { strictQuerySchema, type RoutePlugin, readResponses } from '../../api/route-schema.ts';
 import { documentAs } from '../../schema-doc.ts';
 import { singleResponse } from '../../api/schema-parts.ts';
 import { answersAsTable } from '../../api/table-answer.ts';
@@ -38,7 +38,7 @@ export const payoutSummaryRoutes: RoutePlugin = async (app, { context }) => {
         summary: 'Team payout summary per currency',
         description: 'Who may call: Owner, Admin; read scope; Agency plan.',
         querystring: payoutSummaryQuery,
-        response: responses(
+        response: readResponses(
           { 200: answersAsTable(singleResponse(payoutSummarySchema), ['data', 'currencies']) },
           { 422: ['validation_failed', 'invalid_query'], 503: ['read_model_unavailable'] },
         ),

@@ -1,6 +1,6 @@
 import { OWNER_ADMIN } from '../../api/access.ts';
 import { validationFailed } from '../../api/errors.ts';
-import { responses, strictQuerySchema, type RoutePlugin } from '../../api/route-schema.ts';
+import { strictQuerySchema, type RoutePlugin, readResponses } from '../../api/route-schema.ts';
 import { singleResponse } from '../../api/schema-parts.ts';
 import { answersAsTable } from '../../api/table-answer.ts';
 import { todayIn } from '../../time/calendar.ts';
@@ -27,7 +27,7 @@ export const profitabilityRoutes: RoutePlugin = async (app, { context }) => {
           'Team profitability per member and project for a range of entry dates (default: the current month in the workspace time zone), converted to the base currency',
         description: 'Who may call: Owner, Admin; read scope; Agency plan.',
         querystring: strictQuerySchema(profitabilityQuery),
-        response: responses(
+        response: readResponses(
           { 200: answersAsTable(singleResponse(profitabilitySchema), ['data', 'members']) },
           { 422: ['validation_failed', 'invalid_query'], 503: ['read_model_unavailable'] },
         ),

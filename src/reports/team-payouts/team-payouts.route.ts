@@ -7,9 +7,9 @@ import {
   idParams,
   readInHandler,
   readStrictQuery,
-  responses,
   strictQuerySchema,
   type RoutePlugin,
+  readResponses,
 } from '../../api/route-schema.ts';
 import { listResponse, singleResponse } from '../../api/schema-parts.ts';
 import { billList, billListQuery, billRecord, findBill } from './bills.ts';
@@ -72,7 +72,7 @@ export const teamPayoutRoutes: RoutePlugin = async (app, { context }) => {
         summary: 'List team bills with their figures, lines and payments',
         description: FINALIZED_WHO,
         querystring: strictQuerySchema(billListQuery),
-        response: responses({ 200: listResponse(billRecord) }, LIST_ERRORS),
+        response: readResponses({ 200: listResponse(billRecord) }, LIST_ERRORS),
       },
     },
     async (request) =>
@@ -88,7 +88,7 @@ export const teamPayoutRoutes: RoutePlugin = async (app, { context }) => {
         description: FINALIZED_WHO,
         params: idParams,
         querystring: RECORD_QUERY,
-        response: responses({ 200: singleResponse(billRecord) }, RECORD_ERRORS),
+        response: readResponses({ 200: singleResponse(billRecord) }, RECORD_ERRORS),
       },
     },
     async (request) =>
@@ -106,7 +106,7 @@ export const teamPayoutRoutes: RoutePlugin = async (app, { context }) => {
         summary: 'List team payments with allocations',
         description: FINALIZED_WHO,
         querystring: strictQuerySchema(paymentListQuery),
-        response: responses({ 200: listResponse(paymentRecord) }, LIST_ERRORS),
+        response: readResponses({ 200: listResponse(paymentRecord) }, LIST_ERRORS),
       },
     },
     async (request) =>
@@ -122,7 +122,7 @@ export const teamPayoutRoutes: RoutePlugin = async (app, { context }) => {
         description: FINALIZED_WHO,
         params: idParams,
         querystring: RECORD_QUERY,
-        response: responses({ 200: singleResponse(paymentRecord) }, RECORD_ERRORS),
+        response: readResponses({ 200: singleResponse(paymentRecord) }, RECORD_ERRORS),
       },
     },
     async (request) =>
@@ -140,7 +140,7 @@ export const teamPayoutRoutes: RoutePlugin = async (app, { context }) => {
         summary: 'List payees with rates and credits',
         description: AGENCY_WHO,
         querystring: strictQuerySchema(payeeListQuery),
-        response: responses({ 200: listResponse(payeeRecord) }, LIST_ERRORS),
+        response: readResponses({ 200: listResponse(payeeRecord) }, LIST_ERRORS),
       },
     },
     async (request) =>
@@ -156,7 +156,7 @@ export const teamPayoutRoutes: RoutePlugin = async (app, { context }) => {
         description: AGENCY_WHO,
         params: idParams,
         querystring: RECORD_QUERY,
-        response: responses({ 200: singleResponse(payeeRecord) }, RECORD_ERRORS),
+        response: readResponses({ 200: singleResponse(payeeRecord) }, RECORD_ERRORS),
       },
     },
     async (request) =>
@@ -174,7 +174,7 @@ export const teamPayoutRoutes: RoutePlugin = async (app, { context }) => {
         summary: 'List unpaid time (scope=all adds non-billable work)',
         description: AGENCY_WHO,
         querystring: strictQuerySchema(unpaidTimeQuery),
-        response: responses({ 200: listResponse(unpaidTimeRecord) }, LIST_ERRORS),
+        response: readResponses({ 200: listResponse(unpaidTimeRecord) }, LIST_ERRORS),
       },
     },
     async (request) =>
