@@ -236,6 +236,8 @@ export interface ServedWorkspace {
   sync: SyncService;
   workspaceId: string;
   token: string;
+  /** Another Owner token of the workspace (a second person: its reads wait for none of `token`'s writes). */
+  mintToken(): Promise<string>;
   /** Stops the app, the sync and the store, keeping the sync's slot for the next run. */
   close(): Promise<void>;
 }
@@ -297,13 +299,25 @@ export async function servedWorkspace(
     );
     const owner = rows[0]!;
     // The generated workspace is on the Agency plan, which the team-payout reports need.
-    const { token } = await createToken(db, {
+    const mintToken = async () =>
+      (
+        await createToken(db, {
+          workspaceId: owner.workspace_id,
+          userId: owner.user_id,
+          scopes: options.scopes,
+          env: 'test',
+        })
+      ).token;
+    const token = await mintToken();
+    return {
+      pool: bench.pool,
+      app,
+      sync,
       workspaceId: owner.workspace_id,
-      userId: owner.user_id,
-      scopes: options.scopes,
-      env: 'test',
-    });
-    return { pool: bench.pool, app, sync, workspaceId: owner.workspace_id, token, close };
+      token,
+      mintToken,
+      close,
+    };
   } catch (error) {
     await close();
     throw error;
