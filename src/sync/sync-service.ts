@@ -132,13 +132,18 @@ export class SyncService {
   }
 
   /**
-   * Waits until every change committed at or before `lsnText` is visible in the read model
-   * (in change-log mode: every change committed before the call); false when `timeoutMs`
-   * ran out first.
+   * Waits until every change committed at or before `lsnText` (a position the caller read
+   * from the store after the commits it needs, such as `storePosition()`) is visible in the
+   * read model: true then, false when `timeoutMs` ran out first. Replication: once `position`
+   * is at or past it. Change log: at once when `position` is strictly past it, or else once
+   * a poll that started after this call has succeeded (docs/sync.md, "Positions"); there
+   * `0/0` names no position, and waits for such a poll: for every change committed before
+   * the call.
    */
   async waitFor(lsnText: string, timeoutMs = Infinity): Promise<boolean> {
     const lsn = parseLsn(lsnText);
     if (this.metrics.mode === 'change-log') {
+      if (lsn > ZERO_LSN && this.reached !== undefined && this.reached > lsn) return true;
       const wait = this.pollWaiters.wait();
       this.source?.hurry();
       return within(wait, timeoutMs);
@@ -149,6 +154,10 @@ export class SyncService {
     return within(wait, timeoutMs);
   }
 
+  /**
+   * Stops following for good: the change being applied finishes, what is not committed is
+   * rolled back, and the DuckDB connection closes.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.retryTimer);
@@ -260,6 +269,7 @@ export class SyncService {
     this.recovering = true;
     void (async () => {
       await this.close();
+      if (this.stopped) return;
       await new Promise((resolve) => (this.retryTimer = setTimeout(resolve, delay)));
       this.recovering = false;
       if (this.stopped) return;
