@@ -63,46 +63,12 @@ export class ChangeLogFollower {
     const state = await readSyncState(this.duck);
     if (!state?.sourceSnapshot)
       throw new Error('The read model has no change-log position; it needs a first load');
-    let changedKeys = 0;
-    let position: Lsn;
-    let next: SyncState;
+    let read: PollResult & { next: SyncState };
     try {
-      const client = await this.pool.connect();
-      try {
-        // Before the snapshot, never inside it: see PollResult.position.
-        position = await storeLsn(client);
-        await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-        // Values as text in the forms DuckDB reads back exactly, whatever the server's defaults.
-        await client.query("SET LOCAL TimeZone = 'UTC'; SET LOCAL DateStyle = 'ISO, YMD'");
-        const taken = await client.query<{ snapshot: string; as_of: Date }>(
-          'SELECT pg_current_snapshot()::text AS snapshot, now() AS as_of',
-        );
-        const { snapshot, as_of: asOf } = taken.rows[0]!;
-        const keys = await client.query<{ table_name: string; keys: Record<string, string>[] }>(
-          `SELECT table_name, jsonb_agg(DISTINCT key) AS keys FROM sync_change_log
-           WHERE txid >= pg_snapshot_xmin($1::pg_snapshot)
-             AND pg_visible_in_snapshot(txid, $2::pg_snapshot)
-             AND NOT pg_visible_in_snapshot(txid, $1::pg_snapshot)
-           GROUP BY table_name`,
-          [state.sourceSnapshot, snapshot],
-        );
-        for (const { table_name: table, keys: touched } of keys.rows) {
-          changedKeys += touched.length;
-          for (let i = 0; i < touched.length; i += KEYS_PER_QUERY) {
-            const slice = touched.slice(i, i + KEYS_PER_QUERY);
-            await this.readRows(client, table, slice, this.writer.batch);
-          }
-        }
-        await client.query('COMMIT');
-        next = { ...state, sourceSnapshot: snapshot, dataAsOf: asOf };
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      } finally {
-        client.release();
-      }
-      await this.writer.commit(next);
+      read = await this.readChanges(state);
+      await this.writer.commit(read.next);
     } catch (error) {
+      // Nothing of this poll stays: the next one reads again from the committed snapshot.
       await this.writer.rollback();
       throw error;
     }
@@ -111,9 +77,55 @@ export class ChangeLogFollower {
     // rows are no longer needed. Done after the DuckDB commit; a crash before only repeats work.
     await this.pool.query(
       'DELETE FROM sync_change_log WHERE txid < pg_snapshot_xmin($1::pg_snapshot)',
-      [next.sourceSnapshot],
+      [read.next.sourceSnapshot],
     );
-    return { changedKeys, position };
+    return { changedKeys: read.changedKeys, position: read.position };
+  }
+
+  /**
+   * Under a new snapshot, reads the current rows of the keys changed since `state`'s snapshot
+   * into the writer's batch; `next` is the state that the commit of those rows writes.
+   */
+  private async readChanges(state: SyncState): Promise<PollResult & { next: SyncState }> {
+    const client = await this.pool.connect();
+    try {
+      // Before the snapshot, never inside it: see PollResult.position.
+      const position = await storeLsn(client);
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      // Values as text in the forms DuckDB reads back exactly, whatever the server's defaults.
+      await client.query("SET LOCAL TimeZone = 'UTC'; SET LOCAL DateStyle = 'ISO, YMD'");
+      const taken = await client.query<{ snapshot: string; as_of: Date }>(
+        'SELECT pg_current_snapshot()::text AS snapshot, now() AS as_of',
+      );
+      const { snapshot, as_of: asOf } = taken.rows[0]!;
+      const keys = await client.query<{ table_name: string; keys: Record<string, string>[] }>(
+        `SELECT table_name, jsonb_agg(DISTINCT key) AS keys FROM sync_change_log
+         WHERE txid >= pg_snapshot_xmin($1::pg_snapshot)
+           AND pg_visible_in_snapshot(txid, $2::pg_snapshot)
+           AND NOT pg_visible_in_snapshot(txid, $1::pg_snapshot)
+         GROUP BY table_name`,
+        [state.sourceSnapshot, snapshot],
+      );
+      let changedKeys = 0;
+      for (const { table_name: table, keys: touched } of keys.rows) {
+        changedKeys += touched.length;
+        for (let i = 0; i < touched.length; i += KEYS_PER_QUERY) {
+          const slice = touched.slice(i, i + KEYS_PER_QUERY);
+          await this.readRows(client, table, slice, this.writer.batch);
+        }
+      }
+      await client.query('COMMIT');
+      return {
+        position,
+        changedKeys,
+        next: { ...state, sourceSnapshot: snapshot, dataAsOf: asOf },
+      };
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
   }
 
   /** The current rows of `keys` (PostgreSQL text, as replication sends them); a key without a row was deleted. */
