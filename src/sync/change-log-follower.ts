@@ -1,26 +1,22 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type pg from 'pg';
-import type { DerivedTables } from '../readmodel/derived-tables.ts';
-import type { ReadModelChanges } from '../readmodel/read-model-status.ts';
-import { ChangeBatch, type SourceRow } from './change-batch.ts';
-import { keyColumns } from './copied-columns.ts';
+import { readSyncState, type SyncState } from '../readmodel/sync-state.ts';
+import type { BatchWriter } from './batch-writer.ts';
+import type { ChangeBatch, SourceRow } from './change-batch.ts';
+import { keyColumns, type ColumnInfo } from './copied-columns.ts';
 import { faultPoint } from './fault-points.ts';
-import { parseLsn, type Lsn } from './lsn.ts';
-import type { ColumnInfo } from './copied-columns.ts';
-import { readSyncState, writeSyncState, type SyncState } from '../readmodel/sync-state.ts';
+import type { Lsn } from './lsn.ts';
+import { storeLsn } from './store-position.ts';
 
 const KEYS_PER_QUERY = 20_000;
 
 export interface PollResult {
+  changedKeys: number;
   /**
-   * The store's WAL insert position, read before the poll's snapshot was taken. A commit
-   * ending strictly before it is in the snapshot (docs/sync.md, "Positions in change-log mode").
+   * The store's WAL insert position read before the poll took its snapshot: the read model's
+   * position once the poll has committed (docs/sync.md, "Positions").
    */
   position: Lsn;
-  changedKeys: number;
-  dataAsOf: Date;
-  /** What the poll's commit changed, for the read model's status. */
-  changes: ReadModelChanges;
 }
 
 /**
@@ -36,7 +32,7 @@ export class ChangeLogFollower {
     private readonly pool: pg.Pool,
     private readonly duck: DuckDBConnection,
     private readonly tables: Map<string, ColumnInfo[]>,
-    private readonly derived: readonly DerivedTables[],
+    private readonly writer: BatchWriter,
   ) {}
 
   /**
@@ -67,23 +63,41 @@ export class ChangeLogFollower {
     const state = await readSyncState(this.duck);
     if (!state?.sourceSnapshot)
       throw new Error('The read model has no change-log position; it needs a first load');
-    const buffer = new ChangeBatch(this.tables, this.derived);
-    // Read before the snapshot is taken (docs/sync.md, "Positions in change-log mode").
-    const before = await this.pool.query<{ lsn: string }>(
-      'SELECT pg_current_wal_insert_lsn()::text AS lsn',
-    );
-    const client = await this.pool.connect();
-    let snapshot: string;
-    let asOf: Date;
-    let changedKeys = 0;
+    let read: PollResult & { next: SyncState };
     try {
+      read = await this.readChanges(state);
+      await this.writer.commit(read.next);
+    } catch (error) {
+      // Nothing of this poll stays: the next one reads again from the committed snapshot.
+      await this.writer.rollback();
+      throw error;
+    }
+    faultPoint('batch:before-ack');
+    // Every transaction older than the snapshot's xmin is visible in it, so applied: its log
+    // rows are no longer needed. Done after the DuckDB commit; a crash before only repeats work.
+    await this.pool.query(
+      'DELETE FROM sync_change_log WHERE txid < pg_snapshot_xmin($1::pg_snapshot)',
+      [read.next.sourceSnapshot],
+    );
+    return { changedKeys: read.changedKeys, position: read.position };
+  }
+
+  /**
+   * Under a new snapshot, reads the current rows of the keys changed since `state`'s snapshot
+   * into the writer's batch; `next` is the state that the commit of those rows writes.
+   */
+  private async readChanges(state: SyncState): Promise<PollResult & { next: SyncState }> {
+    const client = await this.pool.connect();
+    try {
+      // Before the snapshot, never inside it: see PollResult.position.
+      const position = await storeLsn(client);
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       // Values as text in the forms DuckDB reads back exactly, whatever the server's defaults.
       await client.query("SET LOCAL TimeZone = 'UTC'; SET LOCAL DateStyle = 'ISO, YMD'");
-      const position = await client.query<{ snapshot: string; as_of: Date }>(
+      const taken = await client.query<{ snapshot: string; as_of: Date }>(
         'SELECT pg_current_snapshot()::text AS snapshot, now() AS as_of',
       );
-      ({ snapshot, as_of: asOf } = position.rows[0]!);
+      const { snapshot, as_of: asOf } = taken.rows[0]!;
       const keys = await client.query<{ table_name: string; keys: Record<string, string>[] }>(
         `SELECT table_name, jsonb_agg(DISTINCT key) AS keys FROM sync_change_log
          WHERE txid >= pg_snapshot_xmin($1::pg_snapshot)
@@ -92,44 +106,26 @@ export class ChangeLogFollower {
          GROUP BY table_name`,
         [state.sourceSnapshot, snapshot],
       );
+      let changedKeys = 0;
       for (const { table_name: table, keys: touched } of keys.rows) {
         changedKeys += touched.length;
         for (let i = 0; i < touched.length; i += KEYS_PER_QUERY) {
-          await this.readRows(client, table, touched.slice(i, i + KEYS_PER_QUERY), buffer);
+          const slice = touched.slice(i, i + KEYS_PER_QUERY);
+          await this.readRows(client, table, slice, this.writer.batch);
         }
       }
       await client.query('COMMIT');
+      return {
+        position,
+        changedKeys,
+        next: { ...state, sourceSnapshot: snapshot, dataAsOf: asOf },
+      };
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;
     } finally {
       client.release();
     }
-
-    await this.duck.run('BEGIN TRANSACTION');
-    try {
-      await buffer.flush(this.duck);
-      const next: SyncState = { ...state, sourceSnapshot: snapshot, dataAsOf: asOf };
-      await writeSyncState(this.duck, next);
-      faultPoint('batch:before-commit');
-      await this.duck.run('COMMIT');
-    } catch (error) {
-      await this.duck.run('ROLLBACK').catch(() => undefined);
-      throw error;
-    }
-    faultPoint('batch:before-ack');
-    // Every transaction older than the snapshot's xmin is visible in it, so applied: its log
-    // rows are no longer needed. Done after the DuckDB commit; a crash before only repeats work.
-    await this.pool.query(
-      'DELETE FROM sync_change_log WHERE txid < pg_snapshot_xmin($1::pg_snapshot)',
-      [snapshot],
-    );
-    return {
-      position: parseLsn(before.rows[0]!.lsn),
-      changedKeys,
-      dataAsOf: asOf,
-      changes: buffer.takeChanges(),
-    };
   }
 
   /** The current rows of `keys` (PostgreSQL text, as replication sends them); a key without a row was deleted. */

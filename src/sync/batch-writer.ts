@@ -1,0 +1,83 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DerivedTables } from '../readmodel/derived-tables.ts';
+import type { ReadModelStatus } from '../readmodel/read-model-status.ts';
+import { writeSyncState, type SyncState } from '../readmodel/sync-state.ts';
+import { ChangeBatch } from './change-batch.ts';
+import type { ColumnInfo } from './copied-columns.ts';
+import { faultPoint } from './fault-points.ts';
+
+/**
+ * The DuckDB transaction that changes go into, in both modes. Changes gather in `batch`; a
+ * flush writes them into the open transaction (so a huge PostgreSQL transaction does not sit
+ * in memory), and `commit` writes sync_state in the same transaction as the rows it covers.
+ * So a crash at any point leaves DuckDB at a committed position holding exactly the rows
+ * up to it. The caller tells the store (acknowledges) only after `commit` has returned:
+ * the store may then forget what comes before, and DuckDB already has it.
+ */
+export class BatchWriter {
+  /** Changes waiting to be written: the replication decoder or the change-log poll fills it. */
+  readonly batch: ChangeBatch;
+  private open = false;
+
+  constructor(
+    private readonly duck: DuckDBConnection,
+    tables: Map<string, ColumnInfo[]>,
+    private readonly derived: readonly DerivedTables[],
+    private readonly status: ReadModelStatus,
+  ) {
+    this.batch = new ChangeBatch(tables, derived);
+  }
+
+  /** Opens the transaction that the next commit closes, when none is open. */
+  async begin(): Promise<void> {
+    if (this.open) return;
+    faultPoint('batch:before-write');
+    await this.duck.run('BEGIN TRANSACTION');
+    this.open = true;
+  }
+
+  /** Writes the waiting changes into the open transaction (opening it when needed). */
+  async flush(): Promise<void> {
+    await this.begin();
+    if (!this.batch.empty) await this.batch.flush(this.duck);
+  }
+
+  /**
+   * Empties `tables` in the open transaction. Their waiting changes are dropped (the truncate
+   * removes those rows anyway) while other tables' changes keep waiting, so that a retry's
+   * fold still writes each key's last row only. The derived parts are rebuilt whole rather
+   * than followed through a truncate, which is rare.
+   */
+  async truncate(tables: readonly string[]): Promise<void> {
+    await this.begin();
+    for (const table of tables) {
+      this.batch.drop(table);
+      await this.duck.run(`DELETE FROM ${table}`);
+      this.batch.touchAll(table);
+    }
+    for (const part of this.derived) await part.rebuild(this.duck);
+  }
+
+  /**
+   * Writes what waits, then `state`, and commits: the read model moves to `state` in one
+   * step. Readers never see part of it (DuckDB MVCC), and the read model's status learns
+   * what changed before anyone waiting for this commit is released.
+   */
+  async commit(state: SyncState): Promise<void> {
+    await this.flush();
+    await writeSyncState(this.duck, state);
+    faultPoint('batch:before-commit');
+    await this.duck.run('COMMIT');
+    this.open = false;
+    this.status.committed(state.dataAsOf, this.batch.takeChanges());
+  }
+
+  /** Abandons everything not committed: the transaction, and the changes still waiting. */
+  async rollback(): Promise<void> {
+    this.batch.clear();
+    this.batch.forgetChanges();
+    if (!this.open) return;
+    this.open = false;
+    await this.duck.run('ROLLBACK').catch(() => undefined);
+  }
+}
