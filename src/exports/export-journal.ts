@@ -167,6 +167,7 @@ export async function resetExportJournal(duck: DuckDBConnection): Promise<void> 
  * a new journal, and each flush that changed an exported row counts one more change number.
  */
 export const exportJournal: DerivedTables = {
+  name: 'export-journal',
   tables: EXPORT_JOURNAL_TABLES,
   sqlDir: path.join(import.meta.dirname, 'sql'),
   rebuild: resetExportJournal,

@@ -209,6 +209,7 @@ const PROFITABILITY_KEYS: StaleKeysRules<Kind> = {
  * the committed rows after a first load's copy, never inside its transaction (docs/sync.md).
  */
 export const profitabilityTables: DerivedTables = {
+  name: 'profitability',
   tables: PROFITABILITY_TABLES,
   sqlDir: path.join(import.meta.dirname, 'sql'),
   rebuild: rebuildProfitabilityTables,

@@ -118,6 +118,7 @@ const TEAM_PAYOUT_KEYS: StaleKeysRules<Kind> = {
  * Registered before profitabilityTables, whose facts read team_bill_figures.
  */
 export const teamPayoutTables: DerivedTables = {
+  name: 'team-payouts',
   tables: TEAM_PAYOUT_TABLES,
   sqlDir: path.join(import.meta.dirname, 'sql'),
   rebuild: rebuildTeamPayoutTables,
