@@ -90,41 +90,48 @@ const sourceKey = (table: string) =>
     : 'CAST(CAST(t.id AS UUID) AS VARCHAR)';
 
 /**
- * Collects the journal keys of one sync flush in `export_journal_touched`, and numbers them in
- * `export_journal` at the end of the flush, inside the sync's transaction.
+ * Collects the journal keys of one sync flush, and numbers them in `export_journal` at the end
+ * of the flush, inside the sync's transaction. A change file's own keys are read from the file
+ * at the end (the flush keeps it until then); the keys of other rows it alters are looked up
+ * into `export_journal_touched` before and after it is applied.
  */
 export class ExportJournalUpdate implements DerivedBatch {
+  /** SELECTs of (table_name, key) over the change files: their own keys. */
+  private readonly own: string[] = [];
+  /** Whether export_journal_touched holds keys. */
   private touched = false;
 
   /** Before a change file of `table` is applied: the rows it replaces still show their links. */
   async beforeApply(duck: DuckDBConnection, table: string, source: string): Promise<void> {
+    if (KEY_SQL[table] !== undefined)
+      this.own.push(`SELECT '${table}', ${sourceKey(table)} FROM ${source} t`);
     await this.dependents(duck, table, source);
   }
 
-  /** After it is applied: the changed keys themselves, and what the new rows link to. */
+  /** After it is applied: what the new rows link to. */
   async afterApply(duck: DuckDBConnection, table: string, source: string): Promise<void> {
-    if (KEY_SQL[table] !== undefined) {
-      await duck.run(
-        `INSERT INTO export_journal_touched SELECT DISTINCT '${table}', ${sourceKey(table)} FROM ${source} t`,
-      );
-      this.touched = true;
-    }
     await this.dependents(duck, table, source);
   }
 
-  /** After every table of the flush is applied: numbers its keys with the next change number. */
+  /**
+   * After every table of the flush is applied: numbers its keys with the next change number,
+   * in one MERGE (a key journaled before takes the new number, a new key is added).
+   */
   async finish(duck: DuckDBConnection): Promise<void> {
-    if (!this.touched) return;
+    if (this.own.length === 0 && !this.touched) return;
     const changeNo = await nextChangeNo(duck);
+    const keys = [...this.own];
+    if (this.touched) keys.push('SELECT table_name, key FROM export_journal_touched');
     await duck.run(
-      `DELETE FROM export_journal j USING (SELECT DISTINCT table_name, key FROM export_journal_touched) k
-       WHERE j.table_name = k.table_name AND j.key = k.key`,
-    );
-    await duck.run(
-      `INSERT INTO export_journal SELECT DISTINCT table_name, key, $change_no FROM export_journal_touched`,
+      `MERGE INTO export_journal j
+       USING (SELECT DISTINCT * FROM (${keys.join(' UNION ALL ')}) k(table_name, key)) k
+       ON j.table_name = k.table_name AND j.key = k.key
+       WHEN MATCHED THEN UPDATE SET change_no = $change_no
+       WHEN NOT MATCHED THEN INSERT VALUES (k.table_name, k.key, $change_no)`,
       { change_no: changeNo },
     );
-    await duck.run('DELETE FROM export_journal_touched');
+    if (this.touched) await duck.run('DELETE FROM export_journal_touched');
+    this.own.length = 0;
     this.touched = false;
   }
 
@@ -167,6 +174,7 @@ export async function resetExportJournal(duck: DuckDBConnection): Promise<void> 
  * a new journal, and each flush that changed an exported row counts one more change number.
  */
 export const exportJournal: DerivedTables = {
+  name: 'export-journal',
   tables: EXPORT_JOURNAL_TABLES,
   sqlDir: path.join(import.meta.dirname, 'sql'),
   rebuild: resetExportJournal,

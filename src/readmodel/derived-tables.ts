@@ -28,6 +28,8 @@ export interface ReadModelPart {
  * in that order, so a part may read the tables of the parts before it.
  */
 export interface DerivedTables extends ReadModelPart {
+  /** The part's name, as a flush's profile lists its cost (ChangeBatch.lastFlush). */
+  readonly name: string;
   /** Read-model tables the part owns: never copied from PostgreSQL, never in a change file. */
   readonly tables: readonly string[];
   /**

@@ -37,7 +37,18 @@ export const billsOfPayments = (source: string) =>
 export interface StaleKeysRules<Kind extends string> {
   /** Where each kind's keys are collected until the refresh. */
   dirtyTables: Readonly<Record<Kind, string>>;
-  /** By copied table: which keys of each kind its change file makes stale. */
+  /**
+   * By copied table: keys of each kind that the change file names itself (its own ids), the
+   * same before the apply and after. They cost no statement while the flush applies its files:
+   * the refresh reads them from the change files (StaleSet.select), which the flush keeps until
+   * every part has finished.
+   */
+  own?: Readonly<Record<string, Partial<Record<Kind, StaleKeys>>>>;
+  /**
+   * By copied table: which keys of each kind its change file makes stale, looked up in the read
+   * model (the rows of other tables that name the file's rows), before the file is applied and
+   * after.
+   */
   stale: Readonly<Record<string, Partial<Record<Kind, StaleKeys>>>>;
   /**
    * By copied table: keys only the comparison of a change file with the rows it replaces can
@@ -45,62 +56,134 @@ export interface StaleKeysRules<Kind extends string> {
    */
   staleBefore?: Readonly<Record<string, Partial<Record<Kind, StaleKeys>>>>;
   /**
-   * After every table of the flush is applied: refreshes the kinds `marked` holds, emptying
-   * their dirty tables.
+   * After every table of the flush is applied: refreshes the kinds `stale` holds. StaleKeysBatch
+   * empties the dirty tables afterwards.
    */
-  refresh(duck: DuckDBConnection, marked: ReadonlySet<Kind>): Promise<void>;
+  refresh(duck: DuckDBConnection, stale: StaleSet<Kind>): Promise<void>;
+}
+
+/**
+ * The stale keys of one flush, by kind: those looked up into the kind's dirty table, and the
+ * change files' own keys (StaleKeysRules.own), read where they are.
+ */
+export class StaleSet<Kind extends string> {
+  /** Kinds whose dirty table holds keys. */
+  private readonly filled = new Set<Kind>();
+  /** By kind: SELECTs of the change files' own keys. */
+  private readonly own = new Map<Kind, string[]>();
+
+  constructor(private readonly dirtyTables: Readonly<Record<Kind, string>>) {}
+
+  /** Whether any key of `kind` is stale. */
+  has(kind: Kind): boolean {
+    return this.filled.has(kind) || this.own.has(kind);
+  }
+
+  /** The kinds with stale keys. */
+  get size(): number {
+    return new Set([...this.filled, ...this.own.keys()]).size;
+  }
+
+  /** A SELECT of the stale keys of `kind` (a key may come more than once). */
+  select(kind: Kind): string {
+    const selects = [...(this.own.get(kind) ?? [])];
+    if (this.filled.has(kind)) selects.push(`SELECT * FROM ${this.dirtyTables[kind]}`);
+    return selects.length === 0 ? `SELECT NULL::UUID WHERE false` : selects.join(' UNION ALL ');
+  }
+
+  /**
+   * Writes the own keys of `kind` into its dirty table too, for a macro that reads the table
+   * (`<table>_for(false)`): afterwards the table holds every stale key of the kind.
+   */
+  async fill(duck: DuckDBConnection, kind: Kind): Promise<void> {
+    const own = this.own.get(kind);
+    if (!own) return;
+    await duck.run(`INSERT INTO ${this.dirtyTables[kind]} ${own.join(' UNION ALL ')}`);
+    this.own.delete(kind);
+    this.filled.add(kind);
+  }
+
+  /** Notes keys of `kind` written into its dirty table. */
+  noteFilled(kind: Kind): void {
+    this.filled.add(kind);
+  }
+
+  /** Notes a change file's own keys of `kind` (a SELECT over the change file). */
+  noteOwn(kind: Kind, select: string): void {
+    const own = this.own.get(kind);
+    if (own) own.push(select);
+    else this.own.set(kind, [select]);
+  }
+
+  /** Empties the dirty tables that hold keys, and forgets every key. */
+  async clear(duck: DuckDBConnection): Promise<void> {
+    for (const kind of this.filled) await duck.run(`DELETE FROM ${this.dirtyTables[kind]}`);
+    this.filled.clear();
+    this.own.clear();
+  }
 }
 
 /**
  * A derived part's share of one sync batch flush (ChangeBatch.flush), for a part that follows
  * stale keys: told about each table's change file before and after it is applied, it collects
- * the keys each file makes stale into their dirty tables (before: the rows it replaces still
- * name their old keys; after: the new rows name theirs), then refreshes the kinds marked once
- * all tables are applied, in the same DuckDB transaction. A flush that marks none costs
- * nothing more.
+ * the keys each file makes stale: looked up into their dirty tables (before: the rows it
+ * replaces still name their old keys; after: the new rows name theirs), or, for the file's own
+ * keys, only noted. Once all tables are applied it refreshes the kinds with stale keys, in the
+ * same DuckDB transaction, and empties the dirty tables. A flush that marks none costs nothing
+ * more, and a change file's own keys cost no statement before the refresh.
  */
 export class StaleKeysBatch<Kind extends string> implements DerivedBatch {
-  private readonly marked = new Set<Kind>();
+  private readonly stale: StaleSet<Kind>;
 
-  constructor(private readonly rules: StaleKeysRules<Kind>) {}
+  constructor(private readonly rules: StaleKeysRules<Kind>) {
+    this.stale = new StaleSet(rules.dirtyTables);
+  }
 
   async beforeApply(duck: DuckDBConnection, table: string, source: string): Promise<void> {
-    await this.mark(duck, this.rules.staleBefore?.[table], source);
-    await this.mark(duck, this.rules.stale[table], source);
+    for (const [kind, keys] of entries(this.rules.own?.[table]))
+      this.stale.noteOwn(kind, keys(source));
+    await this.lookUp(duck, this.rules.staleBefore?.[table], source);
+    await this.lookUp(duck, this.rules.stale[table], source);
   }
 
   async afterApply(duck: DuckDBConnection, table: string, source: string): Promise<void> {
-    await this.mark(duck, this.rules.stale[table], source);
+    await this.lookUp(duck, this.rules.stale[table], source);
   }
 
   async finish(duck: DuckDBConnection): Promise<void> {
-    if (this.marked.size > 0) await this.rules.refresh(duck, this.marked);
-    this.marked.clear();
+    if (this.stale.size === 0) return;
+    await this.rules.refresh(duck, this.stale);
+    await this.stale.clear(duck);
   }
 
-  private async mark(
+  private async lookUp(
     duck: DuckDBConnection,
     stale: Partial<Record<Kind, StaleKeys>> | undefined,
     source: string,
   ): Promise<void> {
-    for (const [kind, keys] of Object.entries(stale ?? {}) as [Kind, StaleKeys][]) {
+    for (const [kind, keys] of entries(stale)) {
       await duck.run(`INSERT INTO ${this.rules.dirtyTables[kind]} ${keys(source)}`);
-      this.marked.add(kind);
+      this.stale.noteFilled(kind);
     }
   }
 }
 
+const entries = <Kind extends string>(rules: Partial<Record<Kind, StaleKeys>> | undefined) =>
+  Object.entries(rules ?? {}) as [Kind, StaleKeys][];
+
 /**
- * A derived table keyed by one column, for the keys in its dirty table, which it empties: their
- * rows deleted, then inserted again from the table's macro `<table>_for(false)`.
+ * A derived table keyed by one column, for the keys of `kind` in `stale`: their rows deleted,
+ * then inserted again from the table's macro `<table>_for(false)`, which reads the kind's dirty
+ * table.
  */
-export async function refreshKeys(
+export async function refreshKeys<Kind extends string>(
   duck: DuckDBConnection,
+  stale: StaleSet<Kind>,
+  kind: Kind,
   table: string,
   key: string,
-  dirty: string,
 ): Promise<void> {
-  await duck.run(`DELETE FROM ${table} WHERE ${key} IN (SELECT ${key} FROM ${dirty})`);
+  await stale.fill(duck, kind);
+  await duck.run(`DELETE FROM ${table} WHERE ${key} IN (${stale.select(kind)})`);
   await duck.run(`INSERT INTO ${table} FROM ${table}_for(false)`);
-  await duck.run(`DELETE FROM ${dirty}`);
 }

@@ -10,6 +10,7 @@ import { installSearch } from './search-schema.ts';
  * installed (folding and macros) whenever the read model opens.
  */
 export const searchIndex: DerivedTables = {
+  name: 'search',
   tables: SEARCH_TABLES,
   sqlDir: path.join(import.meta.dirname, 'sql'),
   derivedColumns: DERIVED_COLUMNS,

@@ -2,6 +2,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ChangeBatch } from './change-batch.ts';
 import type { ColumnInfo } from './copied-columns.ts';
+import type { DerivedTables } from '../readmodel/derived-tables.ts';
 
 const columns: ColumnInfo[] = [
   { name: 'id', type: 'INTEGER' },
@@ -70,5 +71,45 @@ describe('ChangeBatch', () => {
       /lacks column tags/,
     );
     expect(() => batch.table('other')).toThrow(/no table other/);
+  });
+});
+
+describe('ChangeBatch.lastFlush', () => {
+  it('counts the statements and time of each share of a flush: load, apply, each derived part', async () => {
+    const duck = await (await DuckDBInstance.create(':memory:')).connect();
+    try {
+      await duck.run('CREATE TABLE notes (id INTEGER, note VARCHAR, tags VARCHAR[])');
+      await duck.run('CREATE TABLE seen (n INTEGER)');
+      const part: DerivedTables = {
+        name: 'counter',
+        tables: ['seen'],
+        rebuild: async () => undefined,
+        batch: () => ({
+          beforeApply: async (d) => void (await d.run('INSERT INTO seen VALUES (1)')),
+          afterApply: async (d) => void (await d.runAndReadAll('SELECT count(*) FROM seen')),
+          finish: async (d) => {
+            await d.run('DELETE FROM seen');
+            await d.run('SELECT 1');
+          },
+        }),
+      };
+      const batch = new ChangeBatch(new Map([['notes', columns]]), [part]);
+      expect(batch.lastFlush).toBeUndefined();
+      batch.table('notes').upsertRow({ id: '1', note: 'one', tags: '{}' });
+      await batch.flush(duck);
+      const profile = batch.lastFlush!;
+      expect(Object.keys(profile.parts).sort()).toEqual(['apply', 'counter', 'load']);
+      expect(profile.parts.counter!.statements).toBe(4);
+      expect(profile.parts.apply!.statements).toBe(2);
+      // The change file read into its temporary table, and dropped at the end.
+      expect(profile.parts.load!.statements).toBe(2);
+      expect(profile.total.statements).toBe(8);
+      for (const cost of Object.values(profile.parts)) expect(cost.ms).toBeGreaterThan(0);
+      expect(profile.total.ms).toBeGreaterThanOrEqual(
+        Object.values(profile.parts).reduce((sum, cost) => sum + cost.ms, 0),
+      );
+    } finally {
+      duck.closeSync();
+    }
   });
 });

@@ -7,6 +7,7 @@ import { TRACKED_ID_TABLES } from '../readmodel/read-model-status.ts';
 import { ApplyError, findBadValue } from './apply-error.ts';
 import { asText, castText, readCsv } from './csv-dialect.ts';
 import { columnNames, keyColumns, type ColumnInfo } from './copied-columns.ts';
+import { type FlushProfile, FlushProfiler } from './flush-profile.ts';
 import { LOAD_DIR_PREFIX } from './full-sync.ts';
 import { parsePgArray } from './pg-array.ts';
 
@@ -181,6 +182,11 @@ export class ChangeBatch {
   private seq = 0;
   /** Lines buffered over all tables. */
   size = 0;
+  /**
+   * What the last flush that wrote something cost, by share (the load of its change files, the
+   * apply, each derived part): statements and ms. For the sync's metrics and the benchmarks.
+   */
+  lastFlush: FlushProfile | undefined;
 
   /** `derived`: the parts of the read model each flush keeps in step, called in this order. */
   constructor(
@@ -254,13 +260,15 @@ export class ChangeBatch {
    * batch. A failure is an ApplyError naming the table and, when a value did not fit, the
    * row; the transaction is rolled back by then.
    */
-  async flush(duck: DuckDBConnection): Promise<number> {
+  async flush(connection: DuckDBConnection): Promise<number> {
     let written = 0;
     if (this.empty) return 0;
+    const profiler = new FlushProfiler(connection);
+    const duck = profiler.connection;
     // A spilled batch is applied from its files whole: the lines still in memory go after.
     if (this.spilledLines > 0) await this.spill();
     const dir = await mkdtemp(path.join(tmpdir(), 'ledgerline-apply-'));
-    const derived = this.derived.map((part) => part.batch());
+    const derived = this.derived.map((part) => ({ name: part.name, batch: part.batch() }));
     const loaded: string[] = [];
     try {
       for (const changes of this.changes.values()) {
@@ -272,26 +280,34 @@ export class ChangeBatch {
         // (the apply and each derived part before and after it: up to seven for a table):
         // each read_csv of even a one-line file cost about 5 ms, a scan of the table about 1.
         const source = `${CHANGES_PREFIX}${changes.table}`;
+        const { table } = changes;
         try {
-          await duck.run(`CREATE OR REPLACE TEMP TABLE ${source} AS SELECT * FROM ${csv}`);
-          loaded.push(source);
-          await this.noteWritten(duck, changes, source);
-          for (const part of derived) await part.beforeApply(duck, changes.table, source);
-          await applyTable(duck, changes, source);
-          for (const part of derived) await part.afterApply?.(duck, changes.table, source);
+          await profiler.time('load', async () => {
+            await duck.run(`CREATE OR REPLACE TEMP TABLE ${source} AS SELECT * FROM ${csv}`);
+            loaded.push(source);
+            await this.noteWritten(duck, changes, source);
+          });
+          for (const { name, batch } of derived)
+            await profiler.time(name, () => batch.beforeApply(duck, table, source));
+          await profiler.time('apply', () => applyTable(duck, changes, source));
+          for (const { name, batch } of derived)
+            await profiler.time(name, async () => batch.afterApply?.(duck, table, source));
         } catch (error) {
           // The rollback drops the temporary table: the failing row is looked for in the file.
-          throw await applyError(duck, changes, csv, error);
+          throw await applyError(connection, changes, csv, error);
         }
         written += changes.lines + changes.spilled;
       }
       // The derived parts follow their rows in the same transaction.
-      for (const part of derived) await part.finish(duck);
-      for (const table of loaded) await duck.run(`DROP TABLE ${table}`);
+      for (const { name, batch } of derived) await profiler.time(name, () => batch.finish(duck));
+      await profiler.time('load', async () => {
+        for (const table of loaded) await duck.run(`DROP TABLE ${table}`);
+      });
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
     this.clear();
+    this.lastFlush = profiler.profile();
     return written;
   }
 

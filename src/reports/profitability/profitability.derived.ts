@@ -130,17 +130,24 @@ const DIRTY_TABLES: Record<Kind, string> = {
   facts: 'summary_dirty_facts',
 };
 
+/** The keys of each kind that a change file names itself (StaleKeysRules.own). */
+const OWN: Record<string, Partial<Record<Kind, StaleKeys>>> = {
+  time_entries: {
+    facts: (source) => ids(source),
+  },
+  invoices: {
+    invoices: (source) => ids(source),
+  },
+};
+
 /**
- * Which keys a change of each table makes stale, read from the read model as it stands. Each is
+ * Which keys a change of each table makes stale, looked up in the read model as it stands. Each is
  * run both before and after the change file is applied: before, the rows the change replaces
  * still name their old entry, bill, invoice or user (a moved line, an entry moved to another
  * month or member); after, the new rows name theirs. Delete lines of a change file carry keys
  * only.
  */
 const STALE: Record<string, Partial<Record<Kind, StaleKeys>>> = {
-  time_entries: {
-    facts: (source) => ids(source),
-  },
   payees: {
     facts: (source) => entriesOfPayees(ids(source)),
   },
@@ -162,7 +169,6 @@ const STALE: Record<string, Partial<Record<Kind, StaleKeys>>> = {
     facts: (source) => entriesOfBills(ids(source, 'bill_id')),
   },
   invoices: {
-    invoices: (source) => ids(source),
     facts: (source) => entriesOfInvoices(ids(source)),
   },
   invoice_lines: {
@@ -186,6 +192,7 @@ const STALE: Record<string, Partial<Record<Kind, StaleKeys>>> = {
  */
 const PROFITABILITY_KEYS: StaleKeysRules<Kind> = {
   dirtyTables: DIRTY_TABLES,
+  own: OWN,
   stale: STALE,
   staleBefore: {
     workspaces: {
@@ -194,10 +201,10 @@ const PROFITABILITY_KEYS: StaleKeysRules<Kind> = {
          WHERE s.base_currency IS DISTINCT FROM w.base_currency`),
     },
   },
-  async refresh(duck, marked) {
-    if (marked.has('invoices'))
-      await refreshKeys(duck, 'invoice_unallocated_nets', 'invoice_id', 'summary_dirty_invoices');
-    if (marked.has('facts')) await refreshFacts(duck);
+  async refresh(duck, stale) {
+    if (stale.has('invoices'))
+      await refreshKeys(duck, stale, 'invoices', 'invoice_unallocated_nets', 'invoice_id');
+    if (stale.has('facts')) await refreshFacts(duck, stale.select('facts'));
   },
 };
 
@@ -209,6 +216,7 @@ const PROFITABILITY_KEYS: StaleKeysRules<Kind> = {
  * the committed rows after a first load's copy, never inside its transaction (docs/sync.md).
  */
 export const profitabilityTables: DerivedTables = {
+  name: 'profitability',
   tables: PROFITABILITY_TABLES,
   sqlDir: path.join(import.meta.dirname, 'sql'),
   rebuild: rebuildProfitabilityTables,
@@ -216,19 +224,17 @@ export const profitabilityTables: DerivedTables = {
 };
 
 /**
- * profitability_facts for the entries in summary_dirty_facts, which it empties: their rows
+ * profitability_facts for the stale entries (`dirty`, a SELECT of their ids): their rows
  * deleted, then inserted again from profitability_facts_for (per workspace, in entry-date
- * order); then the month rollup rows of those facts, before and after, summed again.
+ * order); then the rollup rows of those facts, before and after, summed again.
  */
-async function refreshFacts(duck: DuckDBConnection): Promise<void> {
-  const dirty = 'SELECT time_entry_id FROM summary_dirty_facts';
+async function refreshFacts(duck: DuckDBConnection, dirty: string): Promise<void> {
   // The rollup keys of the dirty entries' old facts (the new ones' are marked as they are priced).
   await duck.run(`INSERT INTO summary_dirty_fact_days
     SELECT DISTINCT workspace_id, entry_date, user_id, project_id
     FROM profitability_facts WHERE time_entry_id IN (${dirty})`);
   await duck.run(`DELETE FROM profitability_facts WHERE time_entry_id IN (${dirty})`);
   await priceEntries(duck, `id IN (${dirty})`, {}, true);
-  await duck.run('DELETE FROM summary_dirty_facts');
   await refreshRollups(duck);
 }
 

@@ -47,6 +47,7 @@ export async function rebuildTeamPayoutTables(duck: DuckDBConnection): Promise<v
        SELECT id FROM time_entries WHERE hash(id) % ${slices} = ${slice}`,
     );
     await refreshEntries(duck);
+    await duck.run('DELETE FROM summary_dirty_entries');
   }
   // Every payee was touched by some slice: its totals are built once, whole.
   await duck.run('DELETE FROM summary_dirty_payees');
@@ -63,16 +64,27 @@ const DIRTY_TABLES: Record<Kind, string> = {
   entries: 'summary_dirty_entries',
 };
 
-/**
- * Which keys a change of each table makes stale, read from the read model as it stands. Each is
- * run both before and after the change file is applied: before, the rows the change replaces
- * still name their old entry, bill or user (a moved line); after, the new rows name theirs.
- * Delete lines of a change file carry keys only.
- */
-const STALE: Record<string, Partial<Record<Kind, StaleKeys>>> = {
+/** The keys of each kind that a change file names itself (StaleKeysRules.own). */
+const OWN: Record<string, Partial<Record<Kind, StaleKeys>>> = {
   time_entries: {
     entries: (source) => ids(source),
   },
+  team_bills: {
+    bills: (source) => ids(source),
+  },
+  team_payment_allocations: {
+    // Keyed by (payment_id, bill_id): the change file names the bill itself.
+    bills: (source) => ids(source, 'bill_id'),
+  },
+};
+
+/**
+ * Which keys a change of each table makes stale, looked up in the read model as it stands.
+ * Each is run both before and after the change file is applied: before, the rows the change
+ * replaces still name their old entry, bill or user (a moved line); after, the new rows name
+ * theirs. Delete lines of a change file carry keys only.
+ */
+const STALE: Record<string, Partial<Record<Kind, StaleKeys>>> = {
   payees: {
     entries: (source) => entriesOfPayees(ids(source)),
   },
@@ -80,7 +92,6 @@ const STALE: Record<string, Partial<Record<Kind, StaleKeys>>> = {
     entries: (source) => entriesOfPayees(payeesOfRates(source)),
   },
   team_bills: {
-    bills: (source) => ids(source),
     entries: (source) => entriesOfBills(ids(source)),
   },
   team_bill_lines: {
@@ -92,22 +103,23 @@ const STALE: Record<string, Partial<Record<Kind, StaleKeys>>> = {
   team_payments: {
     bills: (source) => billsOfPayments(source),
   },
-  team_payment_allocations: {
-    // Keyed by (payment_id, bill_id): the change file names the bill itself.
-    bills: (source) => ids(source, 'bill_id'),
-  },
 };
 
 /** The team-payout tables' share of one sync batch flush: their stale bills and entries. */
 const TEAM_PAYOUT_KEYS: StaleKeysRules<Kind> = {
   dirtyTables: DIRTY_TABLES,
+  own: OWN,
   stale: STALE,
-  async refresh(duck, marked) {
-    if (marked.has('bills'))
-      await refreshKeys(duck, 'team_bill_figures', 'bill_id', 'summary_dirty_bills');
-    if (marked.has('entries')) {
+  async refresh(duck, stale) {
+    if (stale.has('bills')) await refreshKeys(duck, stale, 'bills', 'team_bill_figures', 'bill_id');
+    if (stale.has('entries')) {
+      await stale.fill(duck, 'entries');
       await refreshEntries(duck);
-      await refreshKeys(duck, 'payee_unpaid_totals', 'payee_id', 'summary_dirty_payees');
+      await duck.run(
+        'DELETE FROM payee_unpaid_totals WHERE payee_id IN (SELECT payee_id FROM summary_dirty_payees)',
+      );
+      await duck.run('INSERT INTO payee_unpaid_totals FROM payee_unpaid_totals_for(false)');
+      await duck.run('DELETE FROM summary_dirty_payees');
     }
   },
 };
@@ -118,6 +130,7 @@ const TEAM_PAYOUT_KEYS: StaleKeysRules<Kind> = {
  * Registered before profitabilityTables, whose facts read team_bill_figures.
  */
 export const teamPayoutTables: DerivedTables = {
+  name: 'team-payouts',
   tables: TEAM_PAYOUT_TABLES,
   sqlDir: path.join(import.meta.dirname, 'sql'),
   rebuild: rebuildTeamPayoutTables,
@@ -125,8 +138,8 @@ export const teamPayoutTables: DerivedTables = {
 };
 
 /**
- * payee_entry_pay for the entries in summary_dirty_entries, which it empties; the payees of
- * their rows, before and after, go to summary_dirty_payees (their totals are stale).
+ * payee_entry_pay for the entries in summary_dirty_entries; the payees of their rows, before
+ * and after, go to summary_dirty_payees (their totals are stale).
  */
 async function refreshEntries(duck: DuckDBConnection): Promise<void> {
   const payeesOfDirtyRows = `INSERT INTO summary_dirty_payees
@@ -141,5 +154,4 @@ async function refreshEntries(duck: DuckDBConnection): Promise<void> {
     'INSERT INTO payee_entry_pay SELECT * FROM payee_entry_rates_for(false) WHERE is_payable',
   );
   await duck.run(payeesOfDirtyRows);
-  await duck.run('DELETE FROM summary_dirty_entries');
 }

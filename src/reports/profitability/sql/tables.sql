@@ -80,7 +80,12 @@ CREATE TABLE IF NOT EXISTS profitability_facts (
 -- facts' amounts are: a key whose sums do not all fit 64 bits is several rows that add up to
 -- them (e4_sum_parts). DuckDB scans and sums BIGINT columns about three times faster than
 -- HUGEINT ones (a year of the 10M-entry workspace's rollup for a page of members: 133 ms
--- HUGEINT, 40 ms BIGINT).
+-- HUGEINT, 40 ms BIGINT). `counts`, on a key's first row only (NULL on its other parts), says
+-- how many fact rows it sums (`facts`), how many of them have each amount (a sum of none is
+-- NULL; a missing sum's count is its amount's less its converted figure's) and how many miss a
+-- pay rate: what lets a sync batch change the row by the difference of its entries' facts
+-- and still tell when a sum returns to NULL or the row goes (docs/summaries.md). Reports never
+-- read it.
 CREATE TABLE IF NOT EXISTS profitability_month_facts (
   workspace_id UUID NOT NULL,
   month DATE NOT NULL,
@@ -108,7 +113,12 @@ CREATE TABLE IF NOT EXISTS profitability_month_facts (
   billed_missing_e4 BIGINT,
   collected_missing_e4 BIGINT,
   missing_pay_rate BOOLEAN NOT NULL,
-  unbilled_seconds BIGINT NOT NULL
+  unbilled_seconds BIGINT NOT NULL,
+  counts STRUCT(
+    facts BIGINT, approved_e4 BIGINT, paid_e4 BIGINT, estimated_e4 BIGINT, billed_e4 BIGINT,
+    collected_e4 BIGINT, approved_b4 BIGINT, paid_b4 BIGINT, estimated_b4 BIGINT, billed_b4 BIGINT,
+    collected_b4 BIGINT, missing_pay_rate BIGINT
+  )
 );
 -- The (workspace, day, member, project) of the facts a sync batch changed, before and after:
 -- the keys of every rollup of the facts that the batch refreshes.
@@ -149,7 +159,12 @@ CREATE TABLE IF NOT EXISTS profitability_member_days (
   billed_missing_e4 BIGINT,
   collected_missing_e4 BIGINT,
   missing_pay_rate BOOLEAN NOT NULL,
-  unbilled_seconds BIGINT NOT NULL
+  unbilled_seconds BIGINT NOT NULL,
+  counts STRUCT(
+    facts BIGINT, approved_e4 BIGINT, paid_e4 BIGINT, estimated_e4 BIGINT, billed_e4 BIGINT,
+    collected_e4 BIGINT, approved_b4 BIGINT, paid_b4 BIGINT, estimated_b4 BIGINT, billed_b4 BIGINT,
+    collected_b4 BIGINT, missing_pay_rate BIGINT
+  )
 );
 CREATE TABLE IF NOT EXISTS profitability_member_months (
   workspace_id UUID NOT NULL,
@@ -177,5 +192,10 @@ CREATE TABLE IF NOT EXISTS profitability_member_months (
   billed_missing_e4 BIGINT,
   collected_missing_e4 BIGINT,
   missing_pay_rate BOOLEAN NOT NULL,
-  unbilled_seconds BIGINT NOT NULL
+  unbilled_seconds BIGINT NOT NULL,
+  counts STRUCT(
+    facts BIGINT, approved_e4 BIGINT, paid_e4 BIGINT, estimated_e4 BIGINT, billed_e4 BIGINT,
+    collected_e4 BIGINT, approved_b4 BIGINT, paid_b4 BIGINT, estimated_b4 BIGINT, billed_b4 BIGINT,
+    collected_b4 BIGINT, missing_pay_rate BIGINT
+  )
 );

@@ -32,7 +32,21 @@ WITH summed AS (
       sum(f.billed_e4) FILTER (WHERE f.billed_b4 IS NULL) AS billed_missing_e4,
       sum(f.collected_e4) FILTER (WHERE f.collected_b4 IS NULL) AS collected_missing_e4,
       bool_or(f.missing_pay_rate) AS missing_pay_rate,
-      sum(f.unbilled_seconds) AS unbilled_seconds
+      sum(f.unbilled_seconds) AS unbilled_seconds,
+      {
+        'facts': count(*),
+        'approved_e4': count(f.approved_e4),
+        'paid_e4': count(f.paid_e4),
+        'estimated_e4': count(f.estimated_e4),
+        'billed_e4': count(f.billed_e4),
+        'collected_e4': count(f.collected_e4),
+        'approved_b4': count(f.approved_b4),
+        'paid_b4': count(f.paid_b4),
+        'estimated_b4': count(f.estimated_b4),
+        'billed_b4': count(f.billed_b4),
+        'collected_b4': count(f.collected_b4),
+        'missing_pay_rate': count(*) FILTER (WHERE f.missing_pay_rate)
+      } AS counts
     FROM profitability_facts f
     WHERE all_days
       OR f.entry_date BETWEEN from_day AND to_day

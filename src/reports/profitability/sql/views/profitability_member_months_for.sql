@@ -31,7 +31,21 @@ WITH summed AS (
       sum(d.billed_missing_e4) AS billed_missing_e4,
       sum(d.collected_missing_e4) AS collected_missing_e4,
       bool_or(d.missing_pay_rate) AS missing_pay_rate,
-      sum(d.unbilled_seconds) AS unbilled_seconds
+      sum(d.unbilled_seconds) AS unbilled_seconds,
+      {
+        'facts': CAST(sum(d.counts.facts) AS BIGINT),
+        'approved_e4': CAST(sum(d.counts.approved_e4) AS BIGINT),
+        'paid_e4': CAST(sum(d.counts.paid_e4) AS BIGINT),
+        'estimated_e4': CAST(sum(d.counts.estimated_e4) AS BIGINT),
+        'billed_e4': CAST(sum(d.counts.billed_e4) AS BIGINT),
+        'collected_e4': CAST(sum(d.counts.collected_e4) AS BIGINT),
+        'approved_b4': CAST(sum(d.counts.approved_b4) AS BIGINT),
+        'paid_b4': CAST(sum(d.counts.paid_b4) AS BIGINT),
+        'estimated_b4': CAST(sum(d.counts.estimated_b4) AS BIGINT),
+        'billed_b4': CAST(sum(d.counts.billed_b4) AS BIGINT),
+        'collected_b4': CAST(sum(d.counts.collected_b4) AS BIGINT),
+        'missing_pay_rate': CAST(sum(d.counts.missing_pay_rate) AS BIGINT)
+      } AS counts
     FROM profitability_member_days d
     WHERE all_months
       OR d.entry_date BETWEEN from_day AND to_day

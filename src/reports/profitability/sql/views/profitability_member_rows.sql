@@ -4,13 +4,13 @@
 -- months, whole_from..whole_to (NULL: none), from profitability_member_months; the days before
 -- and after them from profitability_member_days. Narrowed by `user_filter` (NULL: all).
 CREATE OR REPLACE MACRO profitability_member_rows(ws, d_from, d_to, whole_from, whole_to, user_filter) AS TABLE
-SELECT * EXCLUDE (workspace_id, month)
+SELECT * EXCLUDE (workspace_id, month, counts)
 FROM profitability_member_months
 WHERE workspace_id = ws
   AND month BETWEEN whole_from AND whole_to
   AND (user_filter IS NULL OR user_id = user_filter)
 UNION ALL BY NAME
-SELECT * EXCLUDE (workspace_id, entry_date)
+SELECT * EXCLUDE (workspace_id, entry_date, counts)
 FROM profitability_member_days
 WHERE workspace_id = ws
   AND (

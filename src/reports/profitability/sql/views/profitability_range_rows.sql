@@ -10,7 +10,7 @@ CREATE OR REPLACE MACRO profitability_range_rows(ws, d_from, d_to, whole_from, w
 WITH filter_projects AS (
   SELECT id FROM projects WHERE workspace_id = ws AND client_id = client_filter
 )
-SELECT * EXCLUDE (workspace_id, month)
+SELECT * EXCLUDE (workspace_id, month, counts)
 FROM profitability_month_facts
 WHERE workspace_id = ws
   AND month BETWEEN whole_from AND whole_to
