@@ -52,6 +52,14 @@ const send = (method: Method, url: string, body?: object, as = token): Promise<A
     ...(body === undefined ? {} : { payload: body }),
   });
 
+/** The sync's batches so far, and their cost by share (SyncMetrics.batchCosts). */
+function costsNow() {
+  return {
+    batches: sync.metrics.batchesApplied,
+    costs: structuredClone(sync.metrics.batchCosts),
+  };
+}
+
 /** Figures of one phase. */
 class Phase {
   readonly writes = new Map<string, number[]>();
@@ -60,8 +68,22 @@ class Phase {
   readonly reads: number[] = [];
   readonly failed: string[] = [];
   private readonly pending: Promise<void>[] = [];
+  /** The sync's batches during the phase: how many, and their cost by share. */
+  batches = 0;
+  costs: Record<string, { statements: number; ms: number }> = {};
+  private readonly before = costsNow();
 
   constructor(readonly name: string) {}
+
+  /** Ends the phase's count of the sync's batches. */
+  closeBatches(): void {
+    const after = costsNow();
+    this.batches = after.batches - this.before.batches;
+    for (const [share, cost] of Object.entries(after.costs)) {
+      const was = this.before.costs[share] ?? { statements: 0, ms: 0 };
+      this.costs[share] = { statements: cost.statements - was.statements, ms: cost.ms - was.ms };
+    }
+  }
 
   /** Times one write, then follows its position to the moment the read model shows it. */
   async write(kind: string, run: () => Promise<Answer>): Promise<void> {
@@ -178,6 +200,7 @@ try {
     const until = performance.now() + ms;
     await Promise.all([...readers(readerCount, until, phase), paced(phase, rate, ms, writers)]);
     await phase.settled();
+    phase.closeBatches();
     return phase;
   };
 
@@ -261,6 +284,18 @@ try {
       console.log(
         `  ${'dashboard reads (reports)'.padEnd(50)} ${ms(r.p50)} ${ms(r.p95)} ${ms(r.p99)} ${String(phase.reads.length).padStart(5)}`,
       );
+    }
+    if (phase.batches > 0) {
+      // The sync's batches of the phase: statements and ms per batch, by share.
+      const per = (share: string) => {
+        const cost = phase.costs[share];
+        return cost
+          ? `${(cost.statements / phase.batches).toFixed(1)} st ${(cost.ms / phase.batches).toFixed(1)} ms`
+          : '-';
+      };
+      const shares = Object.keys(phase.costs).filter((s) => s !== 'batch');
+      console.log(`  sync: ${phase.batches} batches; per batch ${per('batch')}`);
+      console.log(`    ${shares.map((s) => `${s} ${per(s)}`).join('; ')}`);
     }
     if (phase.failed.length > 0)
       console.log(`  ${phase.failed.length} failed, the first: ${phase.failed[0]}`);

@@ -70,6 +70,18 @@ describe('GET /metrics', () => {
     expect(value(text, 'ledgerline_sync_last_error_info', { message: '' })).toBe(0);
     expect(types.get('ledgerline_sync_rows_applied_total')).toBe('counter');
     expect(types.get('ledgerline_sync_lag_seconds')).toBe('gauge');
+    // What the batches cost, by share: the apply, the derived parts, the commit, whole batches.
+    const batches = value(text, 'ledgerline_sync_batches_applied_total')!;
+    const statements = (share: string) =>
+      value(text, 'ledgerline_sync_batch_statements_total', { share });
+    expect(statements('batch')).toBeGreaterThanOrEqual(4 * batches);
+    expect(statements('commit')).toBe(2 * batches);
+    expect(statements('apply')).toBeGreaterThan(0);
+    expect(statements('search')).toBeGreaterThan(0);
+    expect(value(text, 'ledgerline_sync_batch_seconds_total', { share: 'batch' })).toBeGreaterThan(
+      0,
+    );
+    expect(types.get('ledgerline_sync_batch_seconds_total')).toBe('counter');
   });
 
   it("gives the Node process's figures", async () => {

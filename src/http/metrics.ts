@@ -101,6 +101,31 @@ export function registerMetrics(app: FastifyInstance, deps: MetricsDependencies)
         },
       });
   }
+  // What the sync's batches cost, by share (SyncMetrics.batchCosts): a batch's statements and
+  // time split into the change files' load, the apply, each derived part and the commit.
+  for (const [name, help, figure] of [
+    [
+      'ledgerline_sync_batch_statements_total',
+      'DuckDB statements the sync ran in its batches, by share (batch: all of them).',
+      'statements',
+    ],
+    [
+      'ledgerline_sync_batch_seconds_total',
+      'Time the sync spent in its batches, by share (batch: BEGIN to COMMIT).',
+      'ms',
+    ],
+  ] as const)
+    new Counter({
+      name,
+      help,
+      labelNames: ['share'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [share, cost] of Object.entries(deps.sync?.metrics.batchCosts ?? {}))
+          this.inc({ share }, figure === 'ms' ? cost.ms / 1000 : cost.statements);
+      },
+    });
   new Gauge({
     name: 'ledgerline_sync_last_error_info',
     help: 'The last sync error message.',

@@ -5,6 +5,8 @@ import { writeSyncState, type SyncState } from '../readmodel/sync-state.ts';
 import { ChangeBatch } from './change-batch.ts';
 import type { ColumnInfo } from './copied-columns.ts';
 import { faultPoint } from './fault-points.ts';
+import type { FlushCost } from './flush-profile.ts';
+import type { BatchCosts } from './sync-metrics.ts';
 
 /**
  * The DuckDB transaction that changes go into, in both modes. Changes gather in `batch`; a
@@ -18,12 +20,16 @@ export class BatchWriter {
   /** Changes waiting to be written: the replication decoder or the change-log poll fills it. */
   readonly batch: ChangeBatch;
   private open = false;
+  /** When the open transaction began, and the statements run in it so far. */
+  private began = { at: 0, statements: 0 };
 
   constructor(
     private readonly duck: DuckDBConnection,
     tables: Map<string, ColumnInfo[]>,
     private readonly derived: readonly DerivedTables[],
     private readonly status: ReadModelStatus,
+    /** Where each batch's cost by share is added up (SyncMetrics.batchCosts). */
+    private readonly costs: BatchCosts = {},
   ) {
     this.batch = new ChangeBatch(tables, derived);
   }
@@ -32,6 +38,7 @@ export class BatchWriter {
   async begin(): Promise<void> {
     if (this.open) return;
     faultPoint('batch:before-write');
+    this.began = { at: performance.now(), statements: 1 };
     await this.duck.run('BEGIN TRANSACTION');
     this.open = true;
   }
@@ -39,7 +46,12 @@ export class BatchWriter {
   /** Writes the waiting changes into the open transaction (opening it when needed). */
   async flush(): Promise<void> {
     await this.begin();
-    if (!this.batch.empty) await this.batch.flush(this.duck);
+    if (this.batch.empty) return;
+    await this.batch.flush(this.duck);
+    const profile = this.batch.lastFlush;
+    if (!profile) return;
+    for (const [share, cost] of Object.entries(profile.parts)) this.add(share, cost);
+    this.began.statements += profile.total.statements;
   }
 
   /**
@@ -65,11 +77,22 @@ export class BatchWriter {
    */
   async commit(state: SyncState): Promise<void> {
     await this.flush();
+    const committing = performance.now();
     await writeSyncState(this.duck, state);
     faultPoint('batch:before-commit');
     await this.duck.run('COMMIT');
     this.open = false;
+    const now = performance.now();
+    // writeSyncState is one statement, and so is the COMMIT.
+    this.add('commit', { statements: 2, ms: now - committing });
+    this.add('batch', { statements: this.began.statements + 2, ms: now - this.began.at });
     this.status.committed(state.dataAsOf, this.batch.takeChanges());
+  }
+
+  private add(share: string, cost: FlushCost): void {
+    const total = (this.costs[share] ??= { statements: 0, ms: 0 });
+    total.statements += cost.statements;
+    total.ms += cost.ms;
   }
 
   /** Abandons everything not committed: the transaction, and the changes still waiting. */

@@ -6,6 +6,7 @@ import type { ReadModelStatus } from '../readmodel/read-model-status.ts';
 import type { ColumnInfo } from './copied-columns.ts';
 import type { SyncProgress } from './full-sync.ts';
 import type { Lsn } from './lsn.ts';
+import type { BatchCosts } from './sync-metrics.ts';
 
 /**
  * One attempt at following the store, and what its parts share. SyncService makes a new one
@@ -24,6 +25,8 @@ export interface SyncRun {
   tables: Map<string, ColumnInfo[]>;
   log: (line: string) => void;
   onProgress?: (progress: SyncProgress) => void;
+  /** What the sync's batches cost so far, by share (SyncMetrics.batchCosts). */
+  costs: BatchCosts;
 }
 
 /** What a change source reports to the service that composes it. */

@@ -1,4 +1,5 @@
 import { ApplyError, firstLine } from './apply-error.ts';
+import type { FlushCost } from './flush-profile.ts';
 import { formatLsn, ZERO_LSN } from './lsn.ts';
 
 /** Why the read model stopped following the store, until a retry gets past it. */
@@ -16,6 +17,13 @@ export interface SyncFailure {
   attempts: number;
 }
 
+/**
+ * What the sync's DuckDB batches cost since the process started, by share: each share of a
+ * flush (`load`, `apply`, each derived part by its name: FlushProfile), `commit` (the sync
+ * position and COMMIT), and `batch`, each whole batch from BEGIN to COMMIT.
+ */
+export type BatchCosts = Record<string, FlushCost>;
+
 /** What /metrics and /healthz report. */
 export interface SyncMetrics {
   mode: 'replication' | 'change-log' | 'starting';
@@ -32,6 +40,7 @@ export interface SyncMetrics {
   applyFailures: number;
   /** Set while the sync is failing: from a failure until a retry has caught up. */
   failure: SyncFailure | null;
+  batchCosts: BatchCosts;
 }
 
 export function newSyncMetrics(): SyncMetrics {
@@ -47,6 +56,7 @@ export function newSyncMetrics(): SyncMetrics {
     slotName: null,
     applyFailures: 0,
     failure: null,
+    batchCosts: {},
   };
 }
 

@@ -185,6 +185,7 @@ export class SyncService {
         duck,
         tables: await readModelTables(duck, options.derived),
         log: (line) => options.log?.(line),
+        costs: this.metrics.batchCosts,
         ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       };
       const reason = await replicationUnavailable(options.pool);
