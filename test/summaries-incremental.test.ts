@@ -10,7 +10,7 @@ import {
   IN_PROCESS_ENTRIES,
   profitabilityPart,
 } from '../src/reports/profitability/profitability.derived.ts';
-import { teamPayoutTables } from '../src/reports/team-payouts/team-payouts.derived.ts';
+import { teamPayoutPart } from '../src/reports/team-payouts/team-payouts.derived.ts';
 import { searchIndex } from '../src/search/search.derived.ts';
 import { createPool } from '../src/store/database.ts';
 import { SyncService } from '../src/sync/sync-service.ts';
@@ -21,9 +21,11 @@ import { restrictedRoleUrl } from './support/restricted-role.ts';
 import { factsBoth, rowsOf, SUMMARY_MACROS } from './support/summary-macros.ts';
 
 // A sync batch with few stale entries prices their facts in process and changes the rollups by
-// deltas (src/reports/profitability/fact-refresh.ts); a larger one, or every one when the part
-// is told so, prices them with profitability_facts_for and sums the rollups again from their
-// macros. Both must leave every summary equal, row for row, to the macro it is defined by,
+// deltas (src/reports/profitability/fact-refresh.ts), and computes their payable rows and
+// their payees' unpaid totals the same way (src/reports/team-payouts/payable-refresh.ts); a
+// larger one, or every one when the parts are told so, refreshes them from the macros
+// (profitability_facts_for, the rollups summed again, payee_entry_rates_for,
+// payee_unpaid_totals_for). Both must leave every summary equal, row for row, to the macro it is defined by,
 // whatever is written: here with amounts whose facts and sums pass 2^53, 2^62 (rows of 64-bit
 // parts) and 2^63, in both sync modes.
 
@@ -223,6 +225,7 @@ describe.each(['replication', 'change-log'] as const)('summaries kept by the %s 
     let duck: DuckDBConnection;
     let sync: SyncService;
     const refreshes = { 'in-process': 0, macros: 0 };
+    const payoutRefreshes = { 'in-process': 0, macros: 0 };
     const ids = {} as Ids;
 
     beforeAll(async () => {
@@ -252,7 +255,7 @@ describe.each(['replication', 'change-log'] as const)('summaries kept by the %s 
       syncPool = mode === 'change-log' ? createPool(url) : pool;
       const derived: DerivedTables[] = [
         searchIndex,
-        teamPayoutTables,
+        teamPayoutPart({ inProcessUpTo, onRefresh: (way) => payoutRefreshes[way]++ }),
         profitabilityPart({ inProcessUpTo, onRefresh: (way) => refreshes[way]++ }),
         exportJournal,
       ];
@@ -380,8 +383,14 @@ describe.each(['replication', 'change-log'] as const)('summaries kept by the %s 
         { numRuns: 14 },
       );
       // Each batch took the way asked for: the workspace has fewer entries than the limit.
-      expect(refreshes[how === 'in process' ? 'in-process' : 'macros']).toBeGreaterThan(0);
-      expect(refreshes[how === 'in process' ? 'macros' : 'in-process']).toBe(0);
+      const [asked, other] =
+        how === 'in process'
+          ? (['in-process', 'macros'] as const)
+          : (['macros', 'in-process'] as const);
+      expect(refreshes[asked]).toBeGreaterThan(0);
+      expect(refreshes[other]).toBe(0);
+      expect(payoutRefreshes[asked]).toBeGreaterThan(0);
+      expect(payoutRefreshes[other]).toBe(0);
     }, 300_000);
   });
 });

@@ -1,3 +1,5 @@
+import { decimalUnits } from '../../money/money.ts';
+
 /**
  * The exact money arithmetic of the profitability macros (sql/duckdb/macros.sql: e4 counts,
  * integer counts of 10^-4 units) in BigInt, for the facts a sync batch prices in process
@@ -132,16 +134,6 @@ export function e4Parts(largestSize: bigint): bigint {
 export function e4Part(s: E4 | null, n: bigint, p: bigint): E4 | null {
   if (s === null || n === 1n) return s;
   return s / n + (p < abs(s % n) ? sign(s) : 0n);
-}
-
-/** A decimal's text as DuckDB prints it (`-12.3400`) as its count of 10^-`scale` units, exactly. */
-export function decimalUnits(text: string, scale: number): bigint {
-  const match = /^(-?)(\d+)(?:\.(\d+))?$/.exec(text);
-  if (!match) throw new Error(`Not a decimal: ${text}`);
-  const [, minus, whole = '', fraction = ''] = match;
-  if (fraction.length > scale) throw new Error(`More than ${scale} decimals: ${text}`);
-  const units = BigInt(whole + fraction.padEnd(scale, '0'));
-  return minus ? -units : units;
 }
 
 /** money_e4 / money_to_e4 of a DECIMAL(18,4) or DECIMAL(38,4) printed by DuckDB. */
