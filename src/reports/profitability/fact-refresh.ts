@@ -9,6 +9,7 @@ import {
   type Literal,
   type RowChanges,
 } from '../../readmodel/row-writes.ts';
+import { staleIds, type StaleEntries } from '../../readmodel/stale-keys.ts';
 import { LeftToSql, moneyE4, rateE10, type E4 } from './e4.ts';
 import {
   FACT_COLUMNS,
@@ -52,21 +53,14 @@ import {
  */
 export async function refreshFactsInProcess(
   duck: DuckDBConnection,
-  stale: string,
+  stale: StaleEntries,
   upTo: number,
 ): Promise<boolean> {
   if (upTo <= 0) return false;
-  const staleIds = (
-    await duck.runAndReadAll(
-      `SELECT DISTINCT CAST(CAST(id AS UUID) AS VARCHAR) FROM (${stale}) s(id)
-       WHERE id IS NOT NULL LIMIT ${upTo + 1}`,
-    )
-  )
-    .getRows()
-    .map(([id]) => String(id));
-  if (staleIds.length > upTo) return false;
-  if (staleIds.length === 0) return true;
-  const first = await readRows(duck, entriesSql(staleIds));
+  const ids = stale.ids ?? (await staleIds(duck, stale.select, upTo));
+  if (ids.length > upTo) return false;
+  if (ids.length === 0) return true;
+  const first = await readRows(duck, entriesSql(ids));
   try {
     const oldFacts = (first.get('f') ?? []).map(([rowid, ...values]) => ({
       rowid: rowid!,
@@ -75,26 +69,36 @@ export async function refreshFactsInProcess(
     const entries = parseEntries(first);
     if (entries.length === 0 && oldFacts.length === 0) return true;
     const keys = rollupKeys([...oldFacts.map(({ row }) => row), ...entries]);
-    const second = await readRows(duck, contextSql(entries, keys));
-    const pricing = priceFacts(parseInputs(entries, first, second));
+    const second: Rows =
+      entries.length > 0
+        ? await readRows(duck, contextSql(entries))
+        : new Map<string, (string | null)[][]>();
+    const inputs = parseInputs(entries, first, second);
+    const pricing = priceFacts(inputs);
+    // The FX rates the new facts need, read with the rollup rows (needed unless no fact changes).
+    let third: Rows | undefined;
     const rates = new Map<string, FxRate>();
     if (pricing.needs.length > 0) {
-      const fx = await readRows(duck, fxSql(pricing.needs, second));
-      for (const [key, id, rate] of fx.get('x') ?? [])
-        rates.set(key!, { id: id!, rateE10: rateE10(rate!) });
+      third = await readRows(
+        duck,
+        branches([...fxParts(pricing.needs, inputs.bases), ...rollupParts(keys)]),
+      );
+      for (const [key, id, rate] of third.get('x') ?? [])
+        if (id) rates.set(key!, { id, rateE10: rateE10(rate!) });
     }
     const newFacts = pricing.finish(rates);
 
     const factChanges = noChanges<FactRow>();
     const oldOf = groupBy(oldFacts, ({ row }) => row.time_entry_id);
     const newOf = groupBy(newFacts, (fact) => fact.time_entry_id);
-    for (const id of staleIds)
+    for (const id of ids)
       matchRows(oldOf.get(id) ?? [], newOf.get(id) ?? [], sameFact, factChanges);
     if (unchanged(factChanges)) return true;
+    third ??= await readRows(duck, branches(rollupParts(keys)));
     const rollups = ROLLUPS.map((rollup, i) =>
       rollupChanges(
         rollup,
-        (second.get(ROLLUP_TAGS[i]!) ?? [])
+        (third.get(ROLLUP_TAGS[i]!) ?? [])
           .map((r) => parseRollupRow(rollup, r))
           .filter((row) => keys[i]!.has(coarseKey(rollup, row.key))),
         oldFacts.map(({ row }) => row),
@@ -239,12 +243,8 @@ const rollupColumns = (rollup: Rollup) => [
   'counts',
 ];
 
-/**
- * The entries' workspaces, their users' live payees with those payees' live pay rates, and each
- * rollup's rows of the coarse keys `keys` (read by the IN lists of each key column, the rows of
- * other keys dropped after), with rowids.
- */
-function contextSql(entries: readonly PricedEntry[], keys: Set<string>[]): string {
+/** The entries' workspaces, and their users' live payees with those payees' live pay rates. */
+function contextSql(entries: readonly PricedEntry[]): string {
   const workspaces = inList(
     entries.map((e) => e.workspaceId),
     sql.uuid,
@@ -253,22 +253,28 @@ function contextSql(entries: readonly PricedEntry[], keys: Set<string>[]): strin
     entries.map((e) => e.userId),
     sql.uuid,
   );
+  return branches([
+    ['w', ['id', 'base_currency'], `FROM workspaces WHERE id IN (${workspaces})`],
+    [
+      'p',
+      ['id', 'workspace_id', 'user_id', 'start_date'],
+      `FROM payees WHERE deleted_at IS NULL AND user_id IN (${users})`,
+    ],
+    [
+      'r',
+      ['payee_id', 'workspace_id', 'effective_from', 'hourly_rate', 'currency'],
+      `FROM payee_rates WHERE deleted_at IS NULL AND payee_id IN (
+         SELECT id FROM payees WHERE deleted_at IS NULL AND user_id IN (${users}))`,
+    ],
+  ]);
+}
+
+/**
+ * Each rollup's rows of the coarse keys `keys` (read by the IN lists of each key column, the
+ * rows of other keys dropped after), with rowids.
+ */
+function rollupParts(keys: Set<string>[]): [string, string[], string][] {
   const parts: [string, string[], string][] = [];
-  if (entries.length > 0)
-    parts.push(
-      ['w', ['id', 'base_currency'], `FROM workspaces WHERE id IN (${workspaces})`],
-      [
-        'p',
-        ['id', 'workspace_id', 'user_id', 'start_date'],
-        `FROM payees WHERE deleted_at IS NULL AND user_id IN (${users})`,
-      ],
-      [
-        'r',
-        ['payee_id', 'workspace_id', 'effective_from', 'hourly_rate', 'currency'],
-        `FROM payee_rates WHERE deleted_at IS NULL AND payee_id IN (
-           SELECT id FROM payees WHERE deleted_at IS NULL AND user_id IN (${users}))`,
-      ],
-    );
   ROLLUPS.forEach((rollup, i) => {
     const coarse = [...keys[i]!].map((k) => k.split('|'));
     if (coarse.length === 0) return;
@@ -290,21 +296,35 @@ function contextSql(entries: readonly PricedEntry[], keys: Set<string>[]): strin
       `FROM ${rollup.table} WHERE ${where.join(' AND ')}`,
     ]);
   });
-  return branches(parts);
+  return parts;
 }
+
+/** Needs of FX rates looked up one by one at most; more, by one ASOF join. */
+const FX_LOOKUPS = 4;
 
 /**
  * The FX rate into its workspace's base currency of each (currency, day) in `needs`, as
- * profitability_facts_for's day_fx finds it (the live rate of the latest effective_from on or
- * before the day).
+ * profitability_facts_for's day_fx finds it: the live rate of the latest effective_from on or
+ * before the day (none: a row of NULLs, or no row).
  */
-function fxSql(needs: readonly FxNeed[], context: Rows): string {
-  const bases = new Map((context.get('w') ?? []).map(([id, base]) => [id!, base!]));
+function fxParts(
+  needs: readonly FxNeed[],
+  bases: ReadonlyMap<string, Base>,
+): [string, string[], string][] {
+  const base = (n: FxNeed) => sql.text(bases.get(n.workspaceId)!.currency);
+  if (needs.length <= FX_LOOKUPS)
+    return needs.map((n) => [
+      'x',
+      [sql.text(fxNeedKey(n)), 'arg_max(id, effective_from)', 'arg_max(rate, effective_from)'],
+      `FROM fx_rates_live WHERE workspace_id = ${sql.uuid(n.workspaceId)}
+         AND from_currency = ${sql.text(n.currency)} AND to_currency = ${base(n)}
+         AND effective_from <= ${sql.date(n.date)}`,
+    ]);
   const values = needs.map(
     (n) =>
-      `(${sql.text(fxNeedKey(n))}, ${sql.uuid(n.workspaceId)}, ${sql.text(n.currency)}, ${sql.date(n.date)}, ${sql.text(bases.get(n.workspaceId)!)})`,
+      `(${sql.text(fxNeedKey(n))}, ${sql.uuid(n.workspaceId)}, ${sql.text(n.currency)}, ${sql.date(n.date)}, ${base(n)})`,
   );
-  return branches([
+  return [
     [
       'x',
       ['n.k', 'r.id', 'r.rate'],
@@ -312,7 +332,7 @@ function fxSql(needs: readonly FxNeed[], context: Rows): string {
        ASOF JOIN fx_rates_live r ON r.workspace_id = n.ws AND r.from_currency = n.currency
          AND r.to_currency = n.base AND n.day >= r.effective_from`,
     ],
-  ]);
+  ];
 }
 
 const bool = (v: string | null) => v === 'true';

@@ -10,6 +10,7 @@ import {
   ids,
   payeesOfRates,
   refreshKeys,
+  staleEntries,
   type StaleKeys,
   type StaleKeysRules,
 } from '../../readmodel/stale-keys.ts';
@@ -132,13 +133,9 @@ const DIRTY_TABLES: Record<Kind, string> = {
 };
 
 /** The keys of each kind that a change file names itself (StaleKeysRules.own). */
-const OWN: Record<string, Partial<Record<Kind, StaleKeys>>> = {
-  time_entries: {
-    facts: (source) => ids(source),
-  },
-  invoices: {
-    invoices: (source) => ids(source),
-  },
+const OWN: Record<string, Partial<Record<Kind, string>>> = {
+  time_entries: { facts: 'id' },
+  invoices: { invoices: 'id' },
 };
 
 /**
@@ -225,11 +222,11 @@ const profitabilityKeys = ({
     if (stale.has('invoices'))
       await refreshKeys(duck, stale, 'invoices', 'invoice_unallocated_nets', 'invoice_id');
     if (!stale.has('facts')) return;
-    const entries = stale.select('facts');
+    const entries = staleEntries(stale, 'facts');
     if (await refreshFactsInProcess(duck, entries, inProcessUpTo)) {
       onRefresh?.('in-process');
     } else {
-      await refreshFacts(duck, entries);
+      await refreshFacts(duck, entries.select);
       onRefresh?.('macros');
     }
   },

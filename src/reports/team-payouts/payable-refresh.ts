@@ -8,6 +8,7 @@ import {
   type Literal,
   type RowChanges,
 } from '../../readmodel/row-writes.ts';
+import { staleIds, type StaleEntries } from '../../readmodel/stale-keys.ts';
 import {
   PAYABLE_COLUMNS,
   PayableLeftToSql,
@@ -34,18 +35,11 @@ import {
  */
 export async function refreshPayableInProcess(
   duck: DuckDBConnection,
-  stale: string,
+  stale: StaleEntries,
   upTo: number,
 ): Promise<boolean> {
   if (upTo <= 0) return false;
-  const ids = (
-    await duck.runAndReadAll(
-      `SELECT DISTINCT CAST(CAST(id AS UUID) AS VARCHAR) FROM (${stale}) s(id)
-       WHERE id IS NOT NULL LIMIT ${upTo + 1}`,
-    )
-  )
-    .getRows()
-    .map(([id]) => String(id));
+  const ids = stale.ids ?? (await staleIds(duck, stale.select, upTo));
   if (ids.length > upTo) return false;
   if (ids.length === 0) return true;
   const read = await readRows(duck, contextSql(ids));

@@ -10,6 +10,7 @@ import {
   ids,
   payeesOfRates,
   refreshKeys,
+  staleEntries,
   type StaleKeys,
   type StaleKeysRules,
 } from '../../readmodel/stale-keys.ts';
@@ -66,17 +67,11 @@ const DIRTY_TABLES: Record<Kind, string> = {
 };
 
 /** The keys of each kind that a change file names itself (StaleKeysRules.own). */
-const OWN: Record<string, Partial<Record<Kind, StaleKeys>>> = {
-  time_entries: {
-    entries: (source) => ids(source),
-  },
-  team_bills: {
-    bills: (source) => ids(source),
-  },
-  team_payment_allocations: {
-    // Keyed by (payment_id, bill_id): the change file names the bill itself.
-    bills: (source) => ids(source, 'bill_id'),
-  },
+const OWN: Record<string, Partial<Record<Kind, string>>> = {
+  time_entries: { entries: 'id' },
+  team_bills: { bills: 'id' },
+  // Keyed by (payment_id, bill_id): the change file names the bill itself.
+  team_payment_allocations: { bills: 'bill_id' },
 };
 
 /**
@@ -132,7 +127,7 @@ const teamPayoutKeys = ({
   async refresh(duck, stale) {
     if (stale.has('bills')) await refreshKeys(duck, stale, 'bills', 'team_bill_figures', 'bill_id');
     if (!stale.has('entries')) return;
-    if (await refreshPayableInProcess(duck, stale.select('entries'), inProcessUpTo)) {
+    if (await refreshPayableInProcess(duck, staleEntries(stale, 'entries'), inProcessUpTo)) {
       onRefresh?.('in-process');
       return;
     }
