@@ -90,6 +90,19 @@ export function formatE4(e4: bigint, scale: number): string {
   return scale === 0 ? `${sign}${whole}` : `${sign}${whole}.${digits.slice(-scale)}`;
 }
 
+/**
+ * A plain decimal's text as DuckDB prints it ("-12.3400") as its integer count of 10^-`scale`
+ * units, exactly (a DECIMAL(38,4) as e4 with scale 4): the inverse of formatE4 at scale 4.
+ */
+export function decimalUnits(text: string, scale: number): bigint {
+  const match = /^(-?)(\d+)(?:\.(\d+))?$/.exec(text);
+  if (!match) throw new Error(`Not a decimal: ${text}`);
+  const [, minus, whole = '', fraction = ''] = match;
+  if (fraction.length > scale) throw new Error(`More than ${scale} decimals: ${text}`);
+  const units = BigInt(whole + fraction.padEnd(scale, '0'));
+  return minus ? -units : units;
+}
+
 /** Formats an amount with its currency's scale ("150.00", JPY "150", KWD "1.500"). */
 export function formatAmount(value: Money | string, currency: string): string {
   return formatDecimal(value, currencyScale(currency) ?? 2);

@@ -56,11 +56,23 @@ export interface DerivedTables extends ReadModelPart {
 /**
  * What a part does in one flush, inside its transaction. For each table's change file (its
  * rows readable as text in the temporary table `source`, columns `_seq`, `_op` and the copied
- * columns): `beforeApply` while the read model still holds the old rows, `afterApply` once the
- * new ones are written; then `finish` once every table of the flush is applied.
+ * columns; `ids`, the ids its lines name when the table is keyed by `id` alone and they are few,
+ * else undefined): `beforeApply` while the read model still holds the old rows, `afterApply`
+ * once the new ones are written; then `finish` once every table of the flush is applied (the
+ * change files are kept until every part has finished).
  */
 export interface DerivedBatch {
-  beforeApply(duck: DuckDBConnection, table: string, source: string): Promise<void>;
-  afterApply?(duck: DuckDBConnection, table: string, source: string): Promise<void>;
+  beforeApply(
+    duck: DuckDBConnection,
+    table: string,
+    source: string,
+    ids?: ReadonlySet<string>,
+  ): Promise<void>;
+  afterApply?(
+    duck: DuckDBConnection,
+    table: string,
+    source: string,
+    ids?: ReadonlySet<string>,
+  ): Promise<void>;
   finish(duck: DuckDBConnection): Promise<void>;
 }

@@ -38,12 +38,13 @@ export interface StaleKeysRules<Kind extends string> {
   /** Where each kind's keys are collected until the refresh. */
   dirtyTables: Readonly<Record<Kind, string>>;
   /**
-   * By copied table: keys of each kind that the change file names itself (its own ids), the
-   * same before the apply and after. They cost no statement while the flush applies its files:
-   * the refresh reads them from the change files (StaleSet.select), which the flush keeps until
-   * every part has finished.
+   * By copied table: keys of each kind that the change file names itself, as the column of the
+   * file that holds them (`id`, its own ids), the same before the apply and after. They cost no
+   * statement while the flush applies its files: the file's ids as the flush read them from its
+   * lines (few ids of a table keyed by `id`), else read from the file at the refresh
+   * (StaleSet.select), which the flush keeps until every part has finished.
    */
-  own?: Readonly<Record<string, Partial<Record<Kind, StaleKeys>>>>;
+  own?: Readonly<Record<string, Partial<Record<Kind, string>>>>;
   /**
    * By copied table: which keys of each kind its change file makes stale, looked up in the read
    * model (the rows of other tables that name the file's rows), before the file is applied and
@@ -64,29 +65,40 @@ export interface StaleKeysRules<Kind extends string> {
 
 /**
  * The stale keys of one flush, by kind: those looked up into the kind's dirty table, and the
- * change files' own keys (StaleKeysRules.own), read where they are.
+ * change files' own keys (StaleKeysRules.own): their ids as the flush read them from the lines,
+ * or a SELECT of them from the file.
  */
 export class StaleSet<Kind extends string> {
   /** Kinds whose dirty table holds keys. */
   private readonly filled = new Set<Kind>();
   /** By kind: SELECTs of the change files' own keys. */
   private readonly own = new Map<Kind, string[]>();
+  /** By kind: change files' own keys, known. */
+  private readonly known = new Map<Kind, Set<string>>();
 
   constructor(private readonly dirtyTables: Readonly<Record<Kind, string>>) {}
 
   /** Whether any key of `kind` is stale. */
   has(kind: Kind): boolean {
-    return this.filled.has(kind) || this.own.has(kind);
+    return this.filled.has(kind) || this.own.has(kind) || this.known.has(kind);
   }
 
   /** The kinds with stale keys. */
   get size(): number {
-    return new Set([...this.filled, ...this.own.keys()]).size;
+    return new Set([...this.filled, ...this.own.keys(), ...this.known.keys()]).size;
+  }
+
+  /** The stale keys of `kind` when every one is known without a statement, else undefined. */
+  ids(kind: Kind): readonly string[] | undefined {
+    if (this.filled.has(kind) || this.own.has(kind)) return undefined;
+    return [...(this.known.get(kind) ?? [])];
   }
 
   /** A SELECT of the stale keys of `kind` (a key may come more than once). */
   select(kind: Kind): string {
     const selects = [...(this.own.get(kind) ?? [])];
+    const known = this.known.get(kind);
+    if (known && known.size > 0) selects.push(valuesOf(known));
     if (this.filled.has(kind)) selects.push(`SELECT * FROM ${this.dirtyTables[kind]}`);
     return selects.length === 0 ? `SELECT NULL::UUID WHERE false` : selects.join(' UNION ALL ');
   }
@@ -96,10 +108,13 @@ export class StaleSet<Kind extends string> {
    * (`<table>_for(false)`): afterwards the table holds every stale key of the kind.
    */
   async fill(duck: DuckDBConnection, kind: Kind): Promise<void> {
-    const own = this.own.get(kind);
-    if (!own) return;
-    await duck.run(`INSERT INTO ${this.dirtyTables[kind]} ${own.join(' UNION ALL ')}`);
+    const selects = [...(this.own.get(kind) ?? [])];
+    const known = this.known.get(kind);
+    if (known && known.size > 0) selects.push(valuesOf(known));
     this.own.delete(kind);
+    this.known.delete(kind);
+    if (selects.length === 0) return;
+    await duck.run(`INSERT INTO ${this.dirtyTables[kind]} ${selects.join(' UNION ALL ')}`);
     this.filled.add(kind);
   }
 
@@ -108,11 +123,25 @@ export class StaleSet<Kind extends string> {
     this.filled.add(kind);
   }
 
-  /** Notes a change file's own keys of `kind` (a SELECT over the change file). */
-  noteOwn(kind: Kind, select: string): void {
-    const own = this.own.get(kind);
-    if (own) own.push(select);
-    else this.own.set(kind, [select]);
+  /**
+   * Notes a change file's own keys of `kind`: `column` of the file `source`, or `ids` when the
+   * column is `id` and the flush read them from the lines.
+   */
+  noteOwn(
+    kind: Kind,
+    source: string,
+    column: string,
+    lines: ReadonlySet<string> | undefined,
+  ): void {
+    if (column === 'id' && lines) {
+      const known = this.known.get(kind) ?? new Set<string>();
+      for (const id of lines) known.add(id);
+      this.known.set(kind, known);
+      return;
+    }
+    const own = this.own.get(kind) ?? [];
+    own.push(ids(source, column));
+    this.own.set(kind, own);
   }
 
   /** Empties the dirty tables that hold keys, and forgets every key. */
@@ -120,7 +149,19 @@ export class StaleSet<Kind extends string> {
     for (const kind of this.filled) await duck.run(`DELETE FROM ${this.dirtyTables[kind]}`);
     this.filled.clear();
     this.own.clear();
+    this.known.clear();
   }
+}
+
+const UUID_FORM = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** A SELECT of some ids (checked UUIDs) as written in a VALUES list. */
+function valuesOf(ids: Iterable<string>): string {
+  const rows = [...ids].map((id) => {
+    if (!UUID_FORM.test(id)) throw new Error(`Not a UUID: ${id}`);
+    return `('${id}'::UUID)`;
+  });
+  return `SELECT * FROM (VALUES ${rows.join(', ')})`;
 }
 
 /**
@@ -139,9 +180,14 @@ export class StaleKeysBatch<Kind extends string> implements DerivedBatch {
     this.stale = new StaleSet(rules.dirtyTables);
   }
 
-  async beforeApply(duck: DuckDBConnection, table: string, source: string): Promise<void> {
-    for (const [kind, keys] of entries(this.rules.own?.[table]))
-      this.stale.noteOwn(kind, keys(source));
+  async beforeApply(
+    duck: DuckDBConnection,
+    table: string,
+    source: string,
+    ids?: ReadonlySet<string>,
+  ): Promise<void> {
+    for (const [kind, column] of Object.entries(this.rules.own?.[table] ?? {}) as [Kind, string][])
+      this.stale.noteOwn(kind, source, column, ids);
     await this.lookUp(duck, this.rules.staleBefore?.[table], source);
     await this.lookUp(duck, this.rules.stale[table], source);
   }
@@ -187,3 +233,31 @@ export async function refreshKeys<Kind extends string>(
   await duck.run(`DELETE FROM ${table} WHERE ${key} IN (${stale.select(kind)})`);
   await duck.run(`INSERT INTO ${table} FROM ${table}_for(false)`);
 }
+
+/** Stale keys of one kind: their ids when known without a statement (StaleSet.ids), and a SELECT of them. */
+export interface StaleEntries {
+  ids?: readonly string[] | undefined;
+  select: string;
+}
+
+/** The stale keys `select` gives, read (at most `upTo` + 1 of them: more tell the caller to give up). */
+export async function staleIds(
+  duck: DuckDBConnection,
+  select: string,
+  upTo: number,
+): Promise<string[]> {
+  const read = await duck.runAndReadAll(
+    `SELECT DISTINCT CAST(CAST(id AS UUID) AS VARCHAR) FROM (${select}) s(id)
+     WHERE id IS NOT NULL LIMIT ${upTo + 1}`,
+  );
+  return read.getRows().map(([id]) => String(id));
+}
+
+/** The stale keys of `kind` in `stale`, as an in-process refresh takes them. */
+export const staleEntries = <Kind extends string>(
+  stale: StaleSet<Kind>,
+  kind: Kind,
+): StaleEntries => ({
+  ids: stale.ids(kind),
+  select: stale.select(kind),
+});

@@ -113,3 +113,63 @@ describe('ChangeBatch.lastFlush', () => {
     }
   });
 });
+
+describe('TableChanges.ids', () => {
+  const keyed: ColumnInfo[] = [
+    { name: 'id', type: 'UUID' },
+    { name: 'note', type: 'VARCHAR' },
+  ];
+  const a = 'A0000000-0000-4000-8000-000000000001';
+  const b = 'b0000000-0000-4000-8000-000000000002';
+
+  it('notes the ids of upserts and deletes of a table keyed by id, and hands them to the parts', async () => {
+    const duck = await (await DuckDBInstance.create(':memory:')).connect();
+    try {
+      await duck.run('CREATE TABLE things (id UUID, note VARCHAR)');
+      const seen: (ReadonlySet<string> | undefined)[] = [];
+      const part: DerivedTables = {
+        name: 'ids',
+        tables: [],
+        rebuild: async () => undefined,
+        batch: () => ({
+          beforeApply: async (_d, _t, _s, ids) => void seen.push(ids && new Set(ids)),
+          finish: async () => undefined,
+        }),
+      };
+      const batch = new ChangeBatch(new Map([['things', keyed]]), [part]);
+      const things = batch.table('things');
+      things.upsertRow({ id: a, note: 'x' });
+      const bytes = Buffer.from(b);
+      things.begin('delete');
+      things.bytesField(bytes, 0, bytes.length);
+      things.nullField();
+      things.end();
+      expect([...things.ids!].sort()).toEqual([a.toLowerCase(), b]);
+      await batch.flush(duck);
+      expect(seen).toEqual([new Set([a.toLowerCase(), b])]);
+      expect(things.ids).toEqual(new Set());
+    } finally {
+      duck.closeSync();
+    }
+  });
+
+  it('notes none past a thousand, nor for a table keyed otherwise', () => {
+    const members: ColumnInfo[] = [
+      { name: 'workspace_id', type: 'UUID' },
+      { name: 'user_id', type: 'UUID' },
+    ];
+    const batch = new ChangeBatch(
+      new Map([
+        ['things', keyed],
+        ['members', members],
+      ]),
+      [],
+    );
+    const things = batch.table('things');
+    for (let i = 0; i <= 1000; i++)
+      things.upsertRow({ id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, note: '' });
+    expect(things.ids).toBeNull();
+    batch.table('members').upsertRow({ workspace_id: a, user_id: b });
+    expect(batch.table('members').ids).toBeNull();
+  });
+});

@@ -39,8 +39,18 @@ export class TableChanges {
   /** Lines moved to `spillFile` (ChangeBatch.spill), which come before those in memory. */
   spilled = 0;
   spillFile: string | undefined;
+  /**
+   * The ids the lines name, for a table keyed by `id` alone, while they are at most MAX_IDS
+   * (null past that, and for other tables): read from the lines as they are written, so the
+   * derived parts need not read them back from the change file.
+   */
+  ids: Set<string> | null;
   private bytes = Buffer.allocUnsafe(1 << 16);
   private length = 0;
+  /** The position of the `id` column when the table is keyed by it alone, else -1. */
+  private readonly idColumn: number;
+  /** The column the next field of the line being written is. */
+  private field = 0;
 
   constructor(
     readonly table: string,
@@ -53,6 +63,18 @@ export class TableChanges {
     this.keyIndex = columns.map((c) => this.keys.indexOf(c.name));
     if (this.keyIndex.filter((i) => i >= 0).length !== this.keys.length)
       throw new Error(`The read model's ${table} lacks its key columns`);
+    this.idColumn =
+      this.keys.length === 1 && this.keys[0] === 'id'
+        ? columns.findIndex((c) => c.name === 'id')
+        : -1;
+    this.ids = this.idColumn >= 0 ? new Set() : null;
+  }
+
+  /** Notes the id a line names (its `id` field), up to MAX_IDS of them. */
+  private noteId(id: string): void {
+    if (!this.ids) return;
+    if (this.ids.size >= MAX_IDS) this.ids = null;
+    else this.ids.add(id.toLowerCase());
   }
 
   /** Starts a line: its sequence number in the batch and whether it writes or deletes its key. */
@@ -68,10 +90,12 @@ export class TableChanges {
     this.length += digits;
     this.bytes[this.length++] = COMMA;
     this.bytes[this.length++] = op === 'upsert' ? UPSERT : DELETE;
+    this.field = 0;
   }
 
   /** A value given as UTF-8 bytes of `source`. */
   bytesField(source: Buffer, start: number, end: number): void {
+    if (this.field++ === this.idColumn) this.noteId(source.toString('utf8', start, end));
     this.reserve(2 * (end - start) + 3);
     const out = this.bytes;
     let at = this.length;
@@ -88,6 +112,7 @@ export class TableChanges {
 
   /** A value given as a string (the change-log path, and arrays converted to JSON). */
   textField(value: string): void {
+    if (this.field++ === this.idColumn) this.noteId(value);
     const text = value.includes('"') ? value.replace(/"/g, '""') : value;
     this.reserve(3 * text.length + 3);
     this.bytes[this.length++] = COMMA;
@@ -102,6 +127,7 @@ export class TableChanges {
   }
 
   nullField(): void {
+    this.field++;
     this.reserve(1);
     this.bytes[this.length++] = COMMA;
   }
@@ -144,6 +170,7 @@ export class TableChanges {
     this.clearMemory();
     this.spilled = 0;
     this.spillFile = undefined;
+    this.ids = this.idColumn >= 0 ? new Set() : null;
   }
 
   /** Forgets the lines in memory (written to the spill file); spilled ones stay. */
@@ -287,11 +314,12 @@ export class ChangeBatch {
             loaded.push(source);
             await this.noteWritten(duck, changes, source);
           });
+          const ids = changes.ids ?? undefined;
           for (const { name, batch } of derived)
-            await profiler.time(name, () => batch.beforeApply(duck, table, source));
+            await profiler.time(name, () => batch.beforeApply(duck, table, source, ids));
           await profiler.time('apply', () => applyTable(duck, changes, source));
           for (const { name, batch } of derived)
-            await profiler.time(name, async () => batch.afterApply?.(duck, table, source));
+            await profiler.time(name, async () => batch.afterApply?.(duck, table, source, ids));
         } catch (error) {
           // The rollback drops the temporary table: the failing row is looked for in the file.
           throw await applyError(connection, changes, csv, error);
@@ -336,8 +364,12 @@ export class ChangeBatch {
       this.written.set(table, null);
       return;
     }
-    const read = await duck.runAndReadAll(`SELECT DISTINCT id FROM ${source}`);
-    for (const [id] of read.getRows()) ids.add(String(id));
+    if (changes.ids) {
+      for (const id of changes.ids) ids.add(id);
+    } else {
+      const read = await duck.runAndReadAll(`SELECT DISTINCT id FROM ${source}`);
+      for (const [id] of read.getRows()) ids.add(String(id));
+    }
     this.written.set(table, ids);
   }
 }
@@ -383,6 +415,12 @@ async function applyError(
   );
   return new ApplyError(changes.table, bad, error);
 }
+
+/**
+ * Ids of a table's lines noted at most (TableChanges.ids): what a derived part refreshes in
+ * process at most (1,000 entries), so past it the part reads them from the change file.
+ */
+const MAX_IDS = 1000;
 
 /** The temporary tables a flush reads its change files into (one per table, dropped at its end). */
 const CHANGES_PREFIX = 'sync_changes_';

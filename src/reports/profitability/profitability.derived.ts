@@ -10,10 +10,12 @@ import {
   ids,
   payeesOfRates,
   refreshKeys,
+  staleEntries,
   type StaleKeys,
   type StaleKeysRules,
 } from '../../readmodel/stale-keys.ts';
 import { SqlParams } from '../../readmodel/sql-params.ts';
+import { refreshFactsInProcess } from './fact-refresh.ts';
 
 /**
  * Read-model tables of the profitability report: derived in DuckDB from the copied tables and
@@ -131,13 +133,9 @@ const DIRTY_TABLES: Record<Kind, string> = {
 };
 
 /** The keys of each kind that a change file names itself (StaleKeysRules.own). */
-const OWN: Record<string, Partial<Record<Kind, StaleKeys>>> = {
-  time_entries: {
-    facts: (source) => ids(source),
-  },
-  invoices: {
-    invoices: (source) => ids(source),
-  },
+const OWN: Record<string, Partial<Record<Kind, string>>> = {
+  time_entries: { facts: 'id' },
+  invoices: { invoices: 'id' },
 };
 
 /**
@@ -184,13 +182,32 @@ const STALE: Record<string, Partial<Record<Kind, StaleKeys>>> = {
 };
 
 /**
+ * Stale entries a batch prices in process (fact-refresh.ts) at most; a batch with more (an FX
+ * rate makes every entry of its workspace stale) is priced by profitability_facts_for and its
+ * rollups summed again from their macros, as a first load builds them.
+ */
+export const IN_PROCESS_ENTRIES = 1000;
+
+/** How the profitability part follows a batch's stale facts (profitabilityPart). */
+export interface ProfitabilityOptions {
+  /** Stale entries priced in process at most (IN_PROCESS_ENTRIES; 0: every batch by the macros). */
+  inProcessUpTo?: number;
+  /** Told how each batch's stale facts were refreshed. */
+  onRefresh?: (how: 'in-process' | 'macros') => void;
+}
+
+/**
  * The profitability tables' share of one sync batch flush: their stale invoices and facts. A
  * workspace whose base currency a change file changes (or deletes) makes every fact of it
  * stale, since each amount's conversion changes; that is read before the file is applied,
  * comparing the old row with the new. The refresh runs after the team-payout part's, so the
- * facts price bills from refreshed team_bill_figures.
+ * facts price bills from refreshed team_bill_figures. Up to `inProcessUpTo` stale entries are
+ * priced in process, the rollups changed by deltas; more, by the macros.
  */
-const PROFITABILITY_KEYS: StaleKeysRules<Kind> = {
+const profitabilityKeys = ({
+  inProcessUpTo = IN_PROCESS_ENTRIES,
+  onRefresh,
+}: ProfitabilityOptions): StaleKeysRules<Kind> => ({
   dirtyTables: DIRTY_TABLES,
   own: OWN,
   stale: STALE,
@@ -204,24 +221,39 @@ const PROFITABILITY_KEYS: StaleKeysRules<Kind> = {
   async refresh(duck, stale) {
     if (stale.has('invoices'))
       await refreshKeys(duck, stale, 'invoices', 'invoice_unallocated_nets', 'invoice_id');
-    if (stale.has('facts')) await refreshFacts(duck, stale.select('facts'));
+    if (!stale.has('facts')) return;
+    const entries = staleEntries(stale, 'facts');
+    if (await refreshFactsInProcess(duck, entries, inProcessUpTo)) {
+      onRefresh?.('in-process');
+    } else {
+      await refreshFacts(duck, entries.select);
+      onRefresh?.('macros');
+    }
   },
-};
+});
 
 /**
- * The profitability tables as the sync keeps them (src/readmodel/derived-tables.ts). The priced
- * facts read team_bill_figures, which teamPayoutTables keeps: register this part after that one
- * (src/cli/derived-tables.ts). The sync calls the parts in list order, in every flush's `finish`
- * and every rebuild, so the bills' figures are current when the facts are priced. Rebuilt from
- * the committed rows after a first load's copy, never inside its transaction (docs/sync.md).
+ * The profitability tables as the sync keeps them (src/readmodel/derived-tables.ts), pricing up
+ * to `inProcessUpTo` stale entries of a batch in process (ProfitabilityOptions; a test sets 0
+ * to follow every batch with the macros). The priced facts read team_bill_figures, which
+ * teamPayoutTables keeps: register this part after that one (src/cli/derived-tables.ts). The
+ * sync calls the parts in list order, in every flush's `finish` and every rebuild, so the bills'
+ * figures are current when the facts are priced. Rebuilt from the committed rows after a first
+ * load's copy, never inside its transaction (docs/sync.md).
  */
-export const profitabilityTables: DerivedTables = {
-  name: 'profitability',
-  tables: PROFITABILITY_TABLES,
-  sqlDir: path.join(import.meta.dirname, 'sql'),
-  rebuild: rebuildProfitabilityTables,
-  batch: () => new StaleKeysBatch(PROFITABILITY_KEYS),
-};
+export function profitabilityPart(options: ProfitabilityOptions = {}): DerivedTables {
+  const keys = profitabilityKeys(options);
+  return {
+    name: 'profitability',
+    tables: PROFITABILITY_TABLES,
+    sqlDir: path.join(import.meta.dirname, 'sql'),
+    rebuild: rebuildProfitabilityTables,
+    batch: () => new StaleKeysBatch(keys),
+  };
+}
+
+/** The profitability tables as the server keeps them (profitabilityPart). */
+export const profitabilityTables: DerivedTables = profitabilityPart();
 
 /**
  * profitability_facts for the stale entries (`dirty`, a SELECT of their ids): their rows

@@ -10,9 +10,11 @@ import {
   ids,
   payeesOfRates,
   refreshKeys,
+  staleEntries,
   type StaleKeys,
   type StaleKeysRules,
 } from '../../readmodel/stale-keys.ts';
+import { refreshPayableInProcess } from './payable-refresh.ts';
 
 /**
  * Read-model tables of the team-payout reports: derived in DuckDB from the copied tables, never
@@ -65,17 +67,11 @@ const DIRTY_TABLES: Record<Kind, string> = {
 };
 
 /** The keys of each kind that a change file names itself (StaleKeysRules.own). */
-const OWN: Record<string, Partial<Record<Kind, StaleKeys>>> = {
-  time_entries: {
-    entries: (source) => ids(source),
-  },
-  team_bills: {
-    bills: (source) => ids(source),
-  },
-  team_payment_allocations: {
-    // Keyed by (payment_id, bill_id): the change file names the bill itself.
-    bills: (source) => ids(source, 'bill_id'),
-  },
+const OWN: Record<string, Partial<Record<Kind, string>>> = {
+  time_entries: { entries: 'id' },
+  team_bills: { bills: 'id' },
+  // Keyed by (payment_id, bill_id): the change file names the bill itself.
+  team_payment_allocations: { bills: 'bill_id' },
 };
 
 /**
@@ -105,37 +101,67 @@ const STALE: Record<string, Partial<Record<Kind, StaleKeys>>> = {
   },
 };
 
+/**
+ * Stale entries whose payable rows a batch refreshes in process (payable-refresh.ts) at most; a
+ * batch with more (a payee's rate makes all its user's entries stale) refreshes them with
+ * payee_entry_rates_for and the payees' totals with payee_unpaid_totals_for.
+ */
+export const IN_PROCESS_ENTRIES = 1000;
+
+/** How the team-payout part follows a batch's stale entries (teamPayoutPart). */
+export interface TeamPayoutOptions {
+  /** Stale entries refreshed in process at most (IN_PROCESS_ENTRIES; 0: every batch by the macros). */
+  inProcessUpTo?: number;
+  /** Told how each batch's stale entries were refreshed. */
+  onRefresh?: (how: 'in-process' | 'macros') => void;
+}
+
 /** The team-payout tables' share of one sync batch flush: their stale bills and entries. */
-const TEAM_PAYOUT_KEYS: StaleKeysRules<Kind> = {
+const teamPayoutKeys = ({
+  inProcessUpTo = IN_PROCESS_ENTRIES,
+  onRefresh,
+}: TeamPayoutOptions): StaleKeysRules<Kind> => ({
   dirtyTables: DIRTY_TABLES,
   own: OWN,
   stale: STALE,
   async refresh(duck, stale) {
     if (stale.has('bills')) await refreshKeys(duck, stale, 'bills', 'team_bill_figures', 'bill_id');
-    if (stale.has('entries')) {
-      await stale.fill(duck, 'entries');
-      await refreshEntries(duck);
-      await duck.run(
-        'DELETE FROM payee_unpaid_totals WHERE payee_id IN (SELECT payee_id FROM summary_dirty_payees)',
-      );
-      await duck.run('INSERT INTO payee_unpaid_totals FROM payee_unpaid_totals_for(false)');
-      await duck.run('DELETE FROM summary_dirty_payees');
+    if (!stale.has('entries')) return;
+    if (await refreshPayableInProcess(duck, staleEntries(stale, 'entries'), inProcessUpTo)) {
+      onRefresh?.('in-process');
+      return;
     }
+    await stale.fill(duck, 'entries');
+    await refreshEntries(duck);
+    await duck.run(
+      'DELETE FROM payee_unpaid_totals WHERE payee_id IN (SELECT payee_id FROM summary_dirty_payees)',
+    );
+    await duck.run('INSERT INTO payee_unpaid_totals FROM payee_unpaid_totals_for(false)');
+    await duck.run('DELETE FROM summary_dirty_payees');
+    onRefresh?.('macros');
   },
-};
+});
 
 /**
- * The team-payout tables as the sync keeps them (src/readmodel/derived-tables.ts). Rebuilt from
- * the committed rows after a first load's copy, never inside its transaction (docs/sync.md).
- * Registered before profitabilityTables, whose facts read team_bill_figures.
+ * The team-payout tables as the sync keeps them (src/readmodel/derived-tables.ts), refreshing
+ * up to `inProcessUpTo` stale entries of a batch in process (TeamPayoutOptions; a test sets 0
+ * to follow every batch with the macros). Rebuilt from the committed rows after a first load's
+ * copy, never inside its transaction (docs/sync.md). Registered before profitabilityTables,
+ * whose facts read team_bill_figures.
  */
-export const teamPayoutTables: DerivedTables = {
-  name: 'team-payouts',
-  tables: TEAM_PAYOUT_TABLES,
-  sqlDir: path.join(import.meta.dirname, 'sql'),
-  rebuild: rebuildTeamPayoutTables,
-  batch: () => new StaleKeysBatch(TEAM_PAYOUT_KEYS),
-};
+export function teamPayoutPart(options: TeamPayoutOptions = {}): DerivedTables {
+  const keys = teamPayoutKeys(options);
+  return {
+    name: 'team-payouts',
+    tables: TEAM_PAYOUT_TABLES,
+    sqlDir: path.join(import.meta.dirname, 'sql'),
+    rebuild: rebuildTeamPayoutTables,
+    batch: () => new StaleKeysBatch(keys),
+  };
+}
+
+/** The team-payout tables as the server keeps them (teamPayoutPart). */
+export const teamPayoutTables: DerivedTables = teamPayoutPart();
 
 /**
  * payee_entry_pay for the entries in summary_dirty_entries; the payees of their rows, before

@@ -1,0 +1,220 @@
+import { matchRows, type RowChanges } from '../../readmodel/row-writes.ts';
+import { e4Part, e4Parts, largest, type E4 } from './e4.ts';
+import type { FactRow } from './fact-pricing.ts';
+
+/**
+ * The rollups of the priced facts changed by deltas, in process: a sync batch's old facts of
+ * its entries subtracted, their new facts added, per key of each rollup (its month or day,
+ * member, project for the month rollup, currencies and rates used). Each key's stored rows are
+ * summed (its 64-bit parts and its counts), the deltas added, and the key written again in the
+ * parts e4_sum_parts gives the new sums: the rows profitability_month_facts_for,
+ * profitability_member_days_for and profitability_member_months_for would compute for it
+ * (sql/views/), which stay the definition. A sum whose count of contributing facts comes back to
+ * 0 is NULL again, and a key whose count of facts does is deleted.
+ */
+
+/** The sixteen sums of a rollup row, in the table's order (and e4_sum_parts' arguments). */
+export const ROLLUP_SUMS = [
+  'approved_e4',
+  'paid_e4',
+  'estimated_e4',
+  'billed_e4',
+  'collected_e4',
+  'approved_b4',
+  'paid_b4',
+  'estimated_b4',
+  'billed_b4',
+  'collected_b4',
+  'approved_missing_e4',
+  'paid_missing_e4',
+  'estimated_missing_e4',
+  'billed_missing_e4',
+  'collected_missing_e4',
+  'unbilled_seconds',
+] as const;
+
+/** The ten amounts of a fact, each with its own count, in the order of ROLLUP_SUMS. */
+const AMOUNTS = ROLLUP_SUMS.slice(0, 10) as readonly (keyof FactRow &
+  (typeof ROLLUP_SUMS)[number])[];
+
+/** The fields of a rollup row's `counts` (sql/tables.sql), in order. */
+export const COUNT_FIELDS = ['facts', ...AMOUNTS, 'missing_pay_rate'] as const;
+
+/** The columns that key a rollup row besides its date and members: currencies and rates used. */
+const USED = [
+  'cost_currency',
+  'cost_rate_id',
+  'cost_needs_fx',
+  'revenue_currency',
+  'revenue_rate_id',
+  'revenue_needs_fx',
+] as const;
+
+export type KeyValue = string | boolean | null;
+
+/** A rollup table: its key columns, and the key of a fact in it. */
+export interface Rollup {
+  table: string;
+  /** The key columns, in the table's order (USED last). */
+  keyColumns: readonly string[];
+  /** The values of keyColumns for a fact. */
+  keyOf(fact: FactRow): KeyValue[];
+}
+
+const month = (date: string) => `${date.slice(0, 8)}01`;
+
+export const ROLLUPS: readonly Rollup[] = [
+  {
+    table: 'profitability_month_facts',
+    keyColumns: ['workspace_id', 'month', 'user_id', 'project_id', ...USED],
+    keyOf: (f) => [
+      f.workspace_id,
+      month(f.entry_date),
+      f.user_id,
+      f.project_id,
+      ...USED.map((c) => f[c]),
+    ],
+  },
+  {
+    table: 'profitability_member_days',
+    keyColumns: ['workspace_id', 'entry_date', 'user_id', ...USED],
+    keyOf: (f) => [f.workspace_id, f.entry_date, f.user_id, ...USED.map((c) => f[c])],
+  },
+  {
+    table: 'profitability_member_months',
+    keyColumns: ['workspace_id', 'month', 'user_id', ...USED],
+    keyOf: (f) => [f.workspace_id, month(f.entry_date), f.user_id, ...USED.map((c) => f[c])],
+  },
+];
+
+/** A stored rollup row as read: its rowid, key, sums, missing_pay_rate and counts. */
+export interface RollupRow {
+  rowid: string;
+  key: KeyValue[];
+  /** In ROLLUP_SUMS order. */
+  sums: (E4 | null)[];
+  missingPayRate: boolean;
+  /** In COUNT_FIELDS order; null on a key's parts after the first. */
+  counts: bigint[] | null;
+}
+
+/** A rollup row to write: key, sums, missing_pay_rate, counts. */
+export type NewRollupRow = Omit<RollupRow, 'rowid'>;
+
+/** What a key adds up to: its sums (NULL as 0) and its counts. */
+interface Totals {
+  key: KeyValue[];
+  sums: bigint[];
+  counts: bigint[];
+}
+
+export const keyText = (key: readonly KeyValue[]) => JSON.stringify(key);
+
+/** A rollup's stored rows no longer equal to the facts they sum. */
+export class RollupMismatch extends Error {}
+
+/**
+ * The changes that bring `rollup`'s rows of the keys of `oldFacts` and `newFacts` from what
+ * `stored` holds (every stored row of those keys) to the rollup of the facts with the old ones
+ * replaced by the new.
+ */
+export function rollupChanges(
+  rollup: Rollup,
+  stored: readonly RollupRow[],
+  oldFacts: readonly FactRow[],
+  newFacts: readonly FactRow[],
+): RowChanges<NewRollupRow> {
+  const totals = new Map<string, Totals>();
+  const rowsOf = new Map<string, RollupRow[]>();
+  const totalsOf = (key: KeyValue[]) => {
+    const text = keyText(key);
+    let found = totals.get(text);
+    if (!found) {
+      found = {
+        key,
+        sums: ROLLUP_SUMS.map(() => 0n),
+        counts: COUNT_FIELDS.map(() => 0n),
+      };
+      totals.set(text, found);
+    }
+    return found;
+  };
+  for (const row of stored) {
+    const t = totalsOf(row.key);
+    row.sums.forEach((s, i) => (t.sums[i]! += s ?? 0n));
+    row.counts?.forEach((c, i) => (t.counts[i]! += c));
+    const text = keyText(row.key);
+    rowsOf.set(text, [...(rowsOf.get(text) ?? []), row]);
+  }
+  const addFact = (fact: FactRow, sign: bigint) => {
+    const t = totalsOf(rollup.keyOf(fact));
+    AMOUNTS.forEach((amount, i) => {
+      const value = fact[amount];
+      t.sums[i]! += sign * (value ?? 0n);
+      if (value !== null) t.counts[i + 1]! += sign;
+    });
+    // *_missing_e4: the native amounts without a converted figure.
+    for (let i = 0; i < 5; i++) {
+      const native = fact[AMOUNTS[i]!];
+      if (native !== null && fact[AMOUNTS[i + 5]!] === null) t.sums[10 + i]! += sign * native;
+    }
+    t.sums[15]! += sign * fact.unbilled_seconds;
+    t.counts[0]! += sign;
+    if (fact.missing_pay_rate) t.counts[11]! += sign;
+  };
+  for (const fact of oldFacts) addFact(fact, -1n);
+  for (const fact of newFacts) addFact(fact, 1n);
+
+  const changes: RowChanges<NewRollupRow> = { updates: [], inserts: [], deletes: [] };
+  for (const [text, t] of totals) {
+    const have = (rowsOf.get(text) ?? []).map((row) => ({ rowid: row.rowid, row }));
+    matchRows(have, rowsFor(t), sameRow, changes);
+  }
+  return changes;
+}
+
+/**
+ * The rows of a key from its totals (profitability_rollup_parts): none when no fact is left;
+ * else its sums, NULL where no fact has the amount (a missing sum: where every native amount
+ * had its converted figure), in e4_sum_parts rows with the counts on the first.
+ */
+function rowsFor(t: Totals): NewRollupRow[] {
+  const [facts = 0n, ...amountCounts] = t.counts;
+  const missingPayRates = t.counts[11]!;
+  const check = (ok: boolean) => {
+    if (!ok) throw new RollupMismatch(`rollup key ${keyText(t.key)}: counts ${t.counts.join()}`);
+  };
+  check(t.counts.every((c) => c >= 0n) && missingPayRates <= facts);
+  if (facts === 0n) {
+    check(t.sums.every((s) => s === 0n) && t.counts.every((c) => c === 0n));
+    return [];
+  }
+  const sums: (E4 | null)[] = t.sums.map((sum, i) => {
+    let contributors: bigint;
+    if (i < 10) contributors = amountCounts[i]!;
+    else if (i < 15) contributors = amountCounts[i - 10]! - amountCounts[i - 5]!;
+    else return sum;
+    check(contributors >= 0n && (contributors > 0n || sum === 0n));
+    return contributors === 0n ? null : sum;
+  });
+  const parts = e4Parts(largest(sums));
+  const rows: NewRollupRow[] = [];
+  for (let part = 0n; part < parts; part++)
+    rows.push({
+      key: t.key,
+      sums: sums.map((s) => e4Part(s, parts, part)),
+      missingPayRate: missingPayRates > 0n,
+      counts: part === 0n ? t.counts : null,
+    });
+  return rows;
+}
+
+function sameRow(a: NewRollupRow, b: NewRollupRow): boolean {
+  return (
+    a.missingPayRate === b.missingPayRate &&
+    a.sums.every((s, i) => s === b.sums[i]) &&
+    (a.counts === null
+      ? b.counts === null
+      : b.counts !== null && a.counts.every((c, i) => c === b.counts![i]))
+  );
+}
