@@ -27,6 +27,8 @@ export class ConnectionPool {
   ) {}
 
   async use<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
+    // A batch being written goes first (read-gate.ts); then this read takes its turn.
+    await this.readModel.gate.pass();
     await this.turn();
     try {
       const connection = this.idle.pop() ?? (await this.readModel.connect());

@@ -5,11 +5,14 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { allCurrencyScales } from '../money/currencies.ts';
 import type { ReadModelPart } from './derived-tables.ts';
+import { ReadGate } from './read-gate.ts';
 
 const DUCKDB_SQL_DIR = path.resolve(import.meta.dirname, '../../sql/duckdb');
 
 export interface ReadModel {
   instance: DuckDBInstance;
+  /** Holds reads that have not started while the sync writes a batch (read-gate.ts). */
+  gate: ReadGate;
   /** A connection for one reader or writer; DuckDB gives each its own MVCC snapshot per transaction. */
   connect(): Promise<DuckDBConnection>;
   close(): void;
@@ -56,6 +59,7 @@ export async function openReadModel(
   }
   return {
     instance,
+    gate: new ReadGate(),
     connect: () => instance.connect(),
     close: () => instance.closeSync(),
   };

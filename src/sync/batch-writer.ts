@@ -7,6 +7,7 @@ import type { ColumnInfo } from './copied-columns.ts';
 import { faultPoint } from './fault-points.ts';
 import type { FlushCost } from './flush-profile.ts';
 import type { BatchCosts } from './sync-metrics.ts';
+import type { ReadGate } from '../readmodel/read-gate.ts';
 
 /**
  * The DuckDB transaction that changes go into, in both modes. Changes gather in `batch`; a
@@ -30,6 +31,8 @@ export class BatchWriter {
     private readonly status: ReadModelStatus,
     /** Where each batch's cost by share is added up (SyncMetrics.batchCosts). */
     private readonly costs: BatchCosts = {},
+    /** Reads not started wait while a batch is written (src/readmodel/read-gate.ts). */
+    private readonly gate?: ReadGate,
   ) {
     this.batch = new ChangeBatch(tables, derived);
   }
@@ -39,6 +42,7 @@ export class BatchWriter {
     if (this.open) return;
     faultPoint('batch:before-write');
     this.began = { at: performance.now(), statements: 1 };
+    this.gate?.close();
     await this.duck.run('BEGIN TRANSACTION');
     this.open = true;
   }
@@ -82,6 +86,7 @@ export class BatchWriter {
     faultPoint('batch:before-commit');
     await this.duck.run('COMMIT');
     this.open = false;
+    this.gate?.open();
     const now = performance.now();
     // writeSyncState is one statement, and so is the COMMIT.
     this.add('commit', { statements: 2, ms: now - committing });
@@ -99,6 +104,7 @@ export class BatchWriter {
   async rollback(): Promise<void> {
     this.batch.clear();
     this.batch.forgetChanges();
+    this.gate?.open();
     if (!this.open) return;
     this.open = false;
     await this.duck.run('ROLLBACK').catch(() => undefined);

@@ -28,7 +28,14 @@ export class ChangeLogSource implements ChangeSource {
     private readonly events: SourceEvents,
     private readonly polls: PollWaiters,
   ) {
-    this.writer = new BatchWriter(run.duck, run.tables, run.derived, run.status, run.costs);
+    this.writer = new BatchWriter(
+      run.duck,
+      run.tables,
+      run.derived,
+      run.status,
+      run.costs,
+      run.readModel.gate,
+    );
     this.follower = new ChangeLogFollower(run.pool, run.duck, run.tables, this.writer);
   }
 
