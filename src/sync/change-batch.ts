@@ -436,8 +436,9 @@ async function applyError(
 const UUID_FORM = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
- * Ids of a table's lines noted at most (TableChanges.ids): what a derived part refreshes in
- * process at most (1,000 entries), so past it the part reads them from the change file.
+ * Ids of a table's lines noted at most (TableChanges.ids): more than a derived part refreshes in
+ * process (200 entries), so a batch past it costs one statement more to read them from its
+ * change file, where its refresh takes far longer anyway.
  */
 const MAX_IDS = 1000;
 
