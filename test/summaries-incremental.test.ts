@@ -336,6 +336,10 @@ describe.each(['replication', 'change-log'] as const)('summaries kept by the %s 
       expect(fact.getRowsJson()).toEqual([
         [['3333796296296295966', '3333796296296295967', '3333796296296295967']],
       ]);
+      // A second less: the month's change is small, but its sums are in parts, cut again.
+      await pool.query(`UPDATE time_entries SET duration_seconds = 36004 WHERE id = $1`, [a]);
+      await sync.waitForStore();
+      await expectSummariesEqual();
       // A minute each: the month's sums fit one row again.
       await pool.query(`UPDATE time_entries SET duration_seconds = 60 WHERE id IN ($1, $2)`, [
         a,

@@ -83,6 +83,13 @@ const DEPENDENTS: Record<string, ((source: string) => string)[]> = {
   ],
 };
 
+/** A UUID's text as KEY_SQL makes it (lowercase), checked: it goes into a statement. */
+function uuidText(id: string): string {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id))
+    throw new Error(`Not a UUID: ${id}`);
+  return id;
+}
+
 /** The key of a change file's row (columns as text), as KEY_SQL makes it from a table row. */
 const sourceKey = (table: string) =>
   table === 'team_payment_allocations'
@@ -98,13 +105,23 @@ const sourceKey = (table: string) =>
 export class ExportJournalUpdate implements DerivedBatch {
   /** SELECTs of (table_name, key) over the change files: their own keys. */
   private readonly own: string[] = [];
+  /** Own keys known from the lines (the ids of a table keyed by id), as (table_name, key) rows. */
+  private readonly known: string[] = [];
   /** Whether export_journal_touched holds keys. */
   private touched = false;
 
   /** Before a change file of `table` is applied: the rows it replaces still show their links. */
-  async beforeApply(duck: DuckDBConnection, table: string, source: string): Promise<void> {
-    if (KEY_SQL[table] !== undefined)
-      this.own.push(`SELECT '${table}', ${sourceKey(table)} FROM ${source} t`);
+  async beforeApply(
+    duck: DuckDBConnection,
+    table: string,
+    source: string,
+    ids?: ReadonlySet<string>,
+  ): Promise<void> {
+    if (KEY_SQL[table] !== undefined) {
+      if (ids && table !== 'team_payment_allocations')
+        for (const id of ids) this.known.push(`('${table}', '${uuidText(id)}')`);
+      else this.own.push(`SELECT '${table}', ${sourceKey(table)} FROM ${source} t`);
+    }
     await this.dependents(duck, table, source);
   }
 
@@ -118,13 +135,19 @@ export class ExportJournalUpdate implements DerivedBatch {
    * in one MERGE (a key journaled before takes the new number, a new key is added).
    */
   async finish(duck: DuckDBConnection): Promise<void> {
-    if (this.own.length === 0 && !this.touched) return;
+    if (this.own.length === 0 && this.known.length === 0 && !this.touched) return;
     const changeNo = await nextChangeNo(duck);
     const keys = [...this.own];
     if (this.touched) keys.push('SELECT table_name, key FROM export_journal_touched');
+    const known = `(VALUES ${this.known.join(', ')}) k(table_name, key)`;
+    if (this.known.length > 0) keys.push(`SELECT * FROM ${known}`);
     await duck.run(
       `MERGE INTO export_journal j
-       USING (SELECT DISTINCT * FROM (${keys.join(' UNION ALL ')}) k(table_name, key)) k
+       USING ${
+         keys.length === 1 && this.known.length > 0
+           ? known
+           : `(SELECT DISTINCT * FROM (${keys.join(' UNION ALL ')}) k(table_name, key)) k`
+       }
        ON j.table_name = k.table_name AND j.key = k.key
        WHEN MATCHED THEN UPDATE SET change_no = $change_no
        WHEN NOT MATCHED THEN INSERT VALUES (k.table_name, k.key, $change_no)`,
@@ -132,6 +155,7 @@ export class ExportJournalUpdate implements DerivedBatch {
     );
     if (this.touched) await duck.run('DELETE FROM export_journal_touched');
     this.own.length = 0;
+    this.known.length = 0;
     this.touched = false;
   }
 

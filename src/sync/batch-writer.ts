@@ -94,7 +94,7 @@ export class BatchWriter {
     this.status.committed(state.dataAsOf, this.batch.takeChanges());
   }
 
-  private add(share: string, cost: FlushCost): void {
+  private add(share: string, cost: Pick<FlushCost, 'statements' | 'ms'>): void {
     const total = (this.costs[share] ??= { statements: 0, ms: 0 });
     total.statements += cost.statements;
     total.ms += cost.ms;

@@ -104,7 +104,10 @@ describe('ChangeBatch.lastFlush', () => {
       // The change file read into its temporary table, and dropped at the end.
       expect(profile.parts.load!.statements).toBe(2);
       expect(profile.total.statements).toBe(8);
-      for (const cost of Object.values(profile.parts)) expect(cost.ms).toBeGreaterThan(0);
+      for (const cost of Object.values(profile.parts)) {
+        expect(cost.ms).toBeGreaterThan(0);
+        expect(cost.cpuMs).toBeGreaterThanOrEqual(0);
+      }
       expect(profile.total.ms).toBeGreaterThanOrEqual(
         Object.values(profile.parts).reduce((sum, cost) => sum + cost.ms, 0),
       );

@@ -22,7 +22,7 @@ export interface SyncFailure {
  * flush (`load`, `apply`, each derived part by its name: FlushProfile), `commit` (the sync
  * position and COMMIT), and `batch`, each whole batch from BEGIN to COMMIT.
  */
-export type BatchCosts = Record<string, FlushCost>;
+export type BatchCosts = Record<string, Pick<FlushCost, 'statements' | 'ms'>>;
 
 /** What /metrics and /healthz report. */
 export interface SyncMetrics {

@@ -10,7 +10,7 @@ import {
   type RowChanges,
 } from '../../readmodel/row-writes.ts';
 import { staleIds, type StaleEntries } from '../../readmodel/stale-keys.ts';
-import { LeftToSql, moneyE4, rateE10, type E4 } from './e4.ts';
+import { LeftToSql, moneyE4, PART_SIZE, rateE10, type E4 } from './e4.ts';
 import {
   FACT_COLUMNS,
   fxNeedKey,
@@ -30,7 +30,10 @@ import {
   COUNT_FIELDS,
   ROLLUP_SUMS,
   ROLLUPS,
+  addsInPlace,
   rollupChanges,
+  rollupDeltas,
+  type KeySums,
   type KeyValue,
   type NewRollupRow,
   type Rollup,
@@ -68,22 +71,16 @@ export async function refreshFactsInProcess(
     }));
     const entries = parseEntries(first);
     if (entries.length === 0 && oldFacts.length === 0) return true;
-    const keys = rollupKeys([...oldFacts.map(({ row }) => row), ...entries]);
     const second: Rows =
       entries.length > 0
         ? await readRows(duck, contextSql(entries))
         : new Map<string, (string | null)[][]>();
     const inputs = parseInputs(entries, first, second);
     const pricing = priceFacts(inputs);
-    // The FX rates the new facts need, read with the rollup rows (needed unless no fact changes).
-    let third: Rows | undefined;
     const rates = new Map<string, FxRate>();
     if (pricing.needs.length > 0) {
-      third = await readRows(
-        duck,
-        branches([...fxParts(pricing.needs, inputs.bases), ...rollupParts(keys)]),
-      );
-      for (const [key, id, rate] of third.get('x') ?? [])
+      const fx = await readRows(duck, branches(fxParts(pricing.needs, inputs.bases)));
+      for (const [key, id, rate] of fx.get('x') ?? [])
         if (id) rates.set(key!, { id, rateE10: rateE10(rate!) });
     }
     const newFacts = pricing.finish(rates);
@@ -94,25 +91,37 @@ export async function refreshFactsInProcess(
     for (const id of ids)
       matchRows(oldOf.get(id) ?? [], newOf.get(id) ?? [], sameFact, factChanges);
     if (unchanged(factChanges)) return true;
-    third ??= await readRows(duck, branches(rollupParts(keys)));
-    const rollups = ROLLUPS.map((rollup, i) =>
-      rollupChanges(
+    const deltas = ROLLUPS.map((rollup) =>
+      rollupDeltas(
         rollup,
-        (third.get(ROLLUP_TAGS[i]!) ?? [])
-          .map((r) => parseRollupRow(rollup, r))
-          .filter((row) => keys[i]!.has(coarseKey(rollup, row.key))),
         oldFacts.map(({ row }) => row),
         newFacts,
       ),
     );
     await writeRows(duck, 'profitability_facts', FACT_COLUMNS, literals(factChanges, factLiterals));
+    // A few keys whose counts stay: added to in place; the others read and written again.
+    const inPlace = deltas.every(
+      (d) => d.size <= IN_PLACE_KEYS && [...d.values()].every(addsInPlace),
+    );
+    const reread = ROLLUPS.map(() => new Map<string, KeySums>());
     for (const [i, rollup] of ROLLUPS.entries())
+      for (const [text, d] of deltas[i]!)
+        if (!inPlace || !(await addInPlace(duck, rollup, d))) reread[i]!.set(text, d);
+    if (reread.every((d) => d.size === 0)) return true;
+    const keys = ROLLUPS.map(
+      (rollup, i) => new Set([...reread[i]!.values()].map((d) => coarseKey(rollup, d.key))),
+    );
+    const stored = await readRows(duck, branches(rollupParts(keys)));
+    for (const [i, rollup] of ROLLUPS.entries()) {
+      if (reread[i]!.size === 0) continue;
+      const rows = (stored.get(ROLLUP_TAGS[i]!) ?? []).map((r) => parseRollupRow(rollup, r));
       await writeRows(
         duck,
         rollup.table,
         rollupColumns(rollup),
-        literals(rollups[i]!, (row) => rollupLiterals(rollup, row)),
+        literals(rollupChanges(rows, reread[i]!), (row) => rollupLiterals(rollup, row)),
       );
+    }
     return true;
   } catch (error) {
     if (error instanceof LeftToSql) return false;
@@ -121,6 +130,37 @@ export async function refreshFactsInProcess(
 }
 
 type Rows = Map<string, (string | null)[][]>;
+
+/** Keys of a rollup changed in place at most (one UPDATE each); more are read and written again. */
+const IN_PLACE_KEYS = 2;
+
+/**
+ * Adds a key's change to its one stored row (addsInPlace: its counts stay), in one UPDATE of
+ * the sums that change; the row must be its key's only one (counts.parts = 1) and stay so (each
+ * sum at most 2^62 after). Returns whether it was: if not (two rows, or a sum past 2^62), the
+ * caller reads the key and writes it again.
+ */
+export async function addInPlace(
+  duck: DuckDBConnection,
+  rollup: Rollup,
+  d: KeySums,
+): Promise<boolean> {
+  const changed = ROLLUP_SUMS.map((column, i) => ({ column, delta: d.sums[i]! })).filter(
+    ({ delta }) => delta !== 0n,
+  );
+  if (changed.length === 0) return true;
+  const key = rollup.keyColumns.map((column, i) => {
+    const value = d.key[i] ?? null;
+    return value === null ? `${column} IS NULL` : `${column} = ${literal(keyType(column), value)}`;
+  });
+  const result = await duck.run(
+    `UPDATE ${rollup.table}
+     SET ${changed.map(({ column, delta }) => `${column} = ${column} + ${sql.bigint(delta)}`).join(', ')}
+     WHERE ${key.join(' AND ')} AND counts.parts = 1
+       AND ${changed.map(({ column, delta }) => `abs(${column} + ${sql.bigint(delta)}) <= ${PART_SIZE}`).join(' AND ')}`,
+  );
+  return result.rowsChanged === 1;
+}
 
 /** Runs a statement whose rows are (tag, text columns...), grouped by tag. */
 async function readRows(duck: DuckDBConnection, text: string): Promise<Rows> {
@@ -215,26 +255,6 @@ function coarseKey(rollup: Rollup, key: readonly KeyValue[]): string {
   return key.slice(0, rollup.keyColumns.indexOf('cost_currency')).join('|');
 }
 
-/** Per rollup, the coarse keys of some facts or entries. */
-function rollupKeys(rows: readonly (FactRow | PricedEntry)[]): Set<string>[] {
-  return ROLLUPS.map((rollup) => {
-    const keys = new Set<string>();
-    for (const row of rows) {
-      const fact: Pick<FactRow, 'workspace_id' | 'entry_date' | 'user_id' | 'project_id'> =
-        'time_entry_id' in row
-          ? row
-          : {
-              workspace_id: row.workspaceId,
-              entry_date: row.entryDate,
-              user_id: row.userId,
-              project_id: row.projectId,
-            };
-      keys.add(coarseKey(rollup, rollup.keyOf(fact as FactRow)));
-    }
-    return keys;
-  });
-}
-
 /** The columns a rollup row is read and written with (its key, sums, flag and counts). */
 const rollupColumns = (rollup: Rollup) => [
   ...rollup.keyColumns,
@@ -279,6 +299,9 @@ function rollupParts(keys: Set<string>[]): [string, string[], string][] {
     const coarse = [...keys[i]!].map((k) => k.split('|'));
     if (coarse.length === 0) return;
     const columns = rollup.keyColumns.slice(0, coarse[0]!.length);
+    // Each column's values (which DuckDB checks against each row group's min and max), and,
+    // for several keys, the keys themselves (the lists alone match every combination): as
+    // conditions for a few, joined with a VALUES list past that (50 keys: 20 ms against 3).
     const where = columns.map(
       (column, j) =>
         `${column} IN (${inList(
@@ -286,18 +309,38 @@ function rollupParts(keys: Set<string>[]): [string, string[], string][] {
           (v) => literal(keyType(column), v),
         )})`,
     );
+    const row = (k: string[]) => columns.map((column, j) => literal(keyType(column), k[j]!));
+    let join = '';
+    if (coarse.length > 1 && coarse.length <= KEYS_AS_CONDITIONS)
+      where.push(
+        `(${coarse
+          .map(
+            (k) =>
+              `(${row(k)
+                .map((v, j) => `${columns[j]} = ${v}`)
+                .join(' AND ')})`,
+          )
+          .join(' OR ')})`,
+      );
+    else if (coarse.length > KEYS_AS_CONDITIONS)
+      join = `SEMI JOIN (VALUES ${coarse.map((k) => `(${row(k).join(', ')})`).join(', ')})
+        k(${columns.map((_, j) => `k${j}`).join(', ')})
+        ON ${columns.map((c, j) => `t.${c} = k.k${j}`).join(' AND ')}`;
     parts.push([
       ROLLUP_TAGS[i]!,
       [
         'rowid',
         ...rollupColumns(rollup).slice(0, -1),
-        `CASE WHEN counts IS NOT NULL THEN concat_ws(',', ${COUNT_FIELDS.map((f) => `counts.${f}`).join(', ')}) END`,
+        `CASE WHEN counts IS NOT NULL THEN concat_ws(',', ${[...COUNT_FIELDS, 'parts'].map((f) => `counts.${f}`).join(', ')}) END`,
       ],
-      `FROM ${rollup.table} WHERE ${where.join(' AND ')}`,
+      `FROM ${rollup.table} t ${join} WHERE ${where.join(' AND ')}`,
     ]);
   });
   return parts;
 }
+
+/** Rollup keys read by conditions at most; more, by a join with their list. */
+const KEYS_AS_CONDITIONS = 4;
 
 /** Needs of FX rates looked up one by one at most; more, by one ASOF join. */
 const FX_LOOKUPS = 4;
@@ -485,12 +528,14 @@ function parseRollupRow(rollup: Rollup, values: (string | null)[]): RollupRow {
   );
   const sums = ROLLUP_SUMS.map((_, i) => int(rest[n + i] ?? null));
   const counts = rest[n + ROLLUP_SUMS.length + 1] ?? null;
+  const numbers = counts === null ? null : counts.split(',').map((c) => BigInt(c));
   return {
     rowid: rowid!,
     key,
     sums,
     missingPayRate: bool(rest[n + ROLLUP_SUMS.length]!),
-    counts: counts === null ? null : counts.split(',').map((c) => BigInt(c)),
+    counts: numbers?.slice(0, COUNT_FIELDS.length) ?? null,
+    parts: numbers?.[COUNT_FIELDS.length] ?? null,
   };
 }
 
@@ -501,7 +546,7 @@ function rollupLiterals(rollup: Rollup, row: NewRollupRow): Literal[] {
     sql.boolean(row.missingPayRate),
     row.counts === null
       ? 'NULL'
-      : `{${COUNT_FIELDS.map((f, i) => `'${f}': ${sql.bigint(row.counts![i]!)}`).join(', ')}}`,
+      : `{${[...COUNT_FIELDS.map((f, i) => `'${f}': ${sql.bigint(row.counts![i]!)}`), `'parts': ${sql.bigint(row.parts)}`].join(', ')}}`,
   ];
 }
 

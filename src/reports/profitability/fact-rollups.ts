@@ -1,5 +1,5 @@
 import { matchRows, type RowChanges } from '../../readmodel/row-writes.ts';
-import { e4Part, e4Parts, largest, type E4 } from './e4.ts';
+import { e4Part, e4Parts, largest, PART_SIZE, type E4 } from './e4.ts';
 import type { FactRow } from './fact-pricing.ts';
 
 /**
@@ -10,7 +10,8 @@ import type { FactRow } from './fact-pricing.ts';
  * parts e4_sum_parts gives the new sums: the rows profitability_month_facts_for,
  * profitability_member_days_for and profitability_member_months_for would compute for it
  * (sql/views/), which stay the definition. A sum whose count of contributing facts comes back to
- * 0 is NULL again, and a key whose count of facts does is deleted.
+ * 0 is NULL again, and a key whose count of facts does is deleted. A key whose counts do not
+ * change (addsInPlace) is written as an addition to its row, without reading it.
  */
 
 /** The sixteen sums of a rollup row, in the table's order (and e4_sum_parts' arguments). */
@@ -96,15 +97,19 @@ export interface RollupRow {
   missingPayRate: boolean;
   /** In COUNT_FIELDS order; null on a key's parts after the first. */
   counts: bigint[] | null;
+  /** How many rows the key takes (counts.parts), on its first only. */
+  parts: bigint | null;
 }
 
 /** A rollup row to write: key, sums, missing_pay_rate, counts. */
 export type NewRollupRow = Omit<RollupRow, 'rowid'>;
 
-/** What a key adds up to: its sums (NULL as 0) and its counts. */
-interface Totals {
+/** What a key adds up to, or how it changes: its sums (NULL as 0) and its counts. */
+export interface KeySums {
   key: KeyValue[];
+  /** In ROLLUP_SUMS order. */
   sums: bigint[];
+  /** In COUNT_FIELDS order. */
   counts: bigint[];
 }
 
@@ -113,58 +118,69 @@ export const keyText = (key: readonly KeyValue[]) => JSON.stringify(key);
 /** A rollup's stored rows no longer equal to the facts they sum. */
 export class RollupMismatch extends Error {}
 
+const zero = (key: KeyValue[]): KeySums => ({
+  key,
+  sums: ROLLUP_SUMS.map(() => 0n),
+  counts: COUNT_FIELDS.map(() => 0n),
+});
+
 /**
- * The changes that bring `rollup`'s rows of the keys of `oldFacts` and `newFacts` from what
- * `stored` holds (every stored row of those keys) to the rollup of the facts with the old ones
- * replaced by the new.
+ * How each key of `rollup` changes when `oldFacts` are replaced by `newFacts`: the new facts'
+ * sums and counts less the old's, for the keys where anything differs.
  */
-export function rollupChanges(
+export function rollupDeltas(
   rollup: Rollup,
-  stored: readonly RollupRow[],
   oldFacts: readonly FactRow[],
   newFacts: readonly FactRow[],
-): RowChanges<NewRollupRow> {
-  const totals = new Map<string, Totals>();
-  const rowsOf = new Map<string, RollupRow[]>();
-  const totalsOf = (key: KeyValue[]) => {
+): Map<string, KeySums> {
+  const deltas = new Map<string, KeySums>();
+  const add = (fact: FactRow, sign: bigint) => {
+    const key = rollup.keyOf(fact);
     const text = keyText(key);
-    let found = totals.get(text);
-    if (!found) {
-      found = {
-        key,
-        sums: ROLLUP_SUMS.map(() => 0n),
-        counts: COUNT_FIELDS.map(() => 0n),
-      };
-      totals.set(text, found);
-    }
-    return found;
-  };
-  for (const row of stored) {
-    const t = totalsOf(row.key);
-    row.sums.forEach((s, i) => (t.sums[i]! += s ?? 0n));
-    row.counts?.forEach((c, i) => (t.counts[i]! += c));
-    const text = keyText(row.key);
-    rowsOf.set(text, [...(rowsOf.get(text) ?? []), row]);
-  }
-  const addFact = (fact: FactRow, sign: bigint) => {
-    const t = totalsOf(rollup.keyOf(fact));
+    let d = deltas.get(text);
+    if (!d) deltas.set(text, (d = zero(key)));
     AMOUNTS.forEach((amount, i) => {
       const value = fact[amount];
-      t.sums[i]! += sign * (value ?? 0n);
-      if (value !== null) t.counts[i + 1]! += sign;
+      d.sums[i]! += sign * (value ?? 0n);
+      if (value !== null) d.counts[i + 1]! += sign;
     });
     // *_missing_e4: the native amounts without a converted figure.
     for (let i = 0; i < 5; i++) {
       const native = fact[AMOUNTS[i]!];
-      if (native !== null && fact[AMOUNTS[i + 5]!] === null) t.sums[10 + i]! += sign * native;
+      if (native !== null && fact[AMOUNTS[i + 5]!] === null) d.sums[10 + i]! += sign * native;
     }
-    t.sums[15]! += sign * fact.unbilled_seconds;
-    t.counts[0]! += sign;
-    if (fact.missing_pay_rate) t.counts[11]! += sign;
+    d.sums[15]! += sign * fact.unbilled_seconds;
+    d.counts[0]! += sign;
+    if (fact.missing_pay_rate) d.counts[11]! += sign;
   };
-  for (const fact of oldFacts) addFact(fact, -1n);
-  for (const fact of newFacts) addFact(fact, 1n);
+  for (const fact of oldFacts) add(fact, -1n);
+  for (const fact of newFacts) add(fact, 1n);
+  for (const [text, d] of deltas)
+    if (d.sums.every((x) => x === 0n) && d.counts.every((x) => x === 0n)) deltas.delete(text);
+  return deltas;
+}
 
+/**
+ * The changes that bring `rollup`'s rows of the keys in `deltas` from what `stored` holds
+ * (every stored row of those keys; rows of other keys are ignored) to their stored totals plus
+ * their deltas.
+ */
+export function rollupChanges(
+  stored: readonly RollupRow[],
+  deltas: ReadonlyMap<string, KeySums>,
+): RowChanges<NewRollupRow> {
+  const totals = new Map<string, KeySums>();
+  const rowsOf = new Map<string, RollupRow[]>();
+  for (const [text, d] of deltas)
+    totals.set(text, { key: d.key, sums: [...d.sums], counts: [...d.counts] });
+  for (const row of stored) {
+    const text = keyText(row.key);
+    const t = totals.get(text);
+    if (!t) continue;
+    row.sums.forEach((s, i) => (t.sums[i]! += s ?? 0n));
+    row.counts?.forEach((c, i) => (t.counts[i]! += c));
+    rowsOf.set(text, [...(rowsOf.get(text) ?? []), row]);
+  }
   const changes: RowChanges<NewRollupRow> = { updates: [], inserts: [], deletes: [] };
   for (const [text, t] of totals) {
     const have = (rowsOf.get(text) ?? []).map((row) => ({ rowid: row.rowid, row }));
@@ -178,7 +194,7 @@ export function rollupChanges(
  * else its sums, NULL where no fact has the amount (a missing sum: where every native amount
  * had its converted figure), in e4_sum_parts rows with the counts on the first.
  */
-function rowsFor(t: Totals): NewRollupRow[] {
+function rowsFor(t: KeySums): NewRollupRow[] {
   const [facts = 0n, ...amountCounts] = t.counts;
   const missingPayRates = t.counts[11]!;
   const check = (ok: boolean) => {
@@ -205,6 +221,7 @@ function rowsFor(t: Totals): NewRollupRow[] {
       sums: sums.map((s) => e4Part(s, parts, part)),
       missingPayRate: missingPayRates > 0n,
       counts: part === 0n ? t.counts : null,
+      parts: part === 0n ? parts : null,
     });
   return rows;
 }
@@ -212,9 +229,20 @@ function rowsFor(t: Totals): NewRollupRow[] {
 function sameRow(a: NewRollupRow, b: NewRollupRow): boolean {
   return (
     a.missingPayRate === b.missingPayRate &&
+    a.parts === b.parts &&
     a.sums.every((s, i) => s === b.sums[i]) &&
     (a.counts === null
       ? b.counts === null
       : b.counts !== null && a.counts.every((c, i) => c === b.counts![i]))
   );
 }
+
+/**
+ * Whether a key's change can be written as an addition to its one stored row, without reading
+ * it (fact-refresh.ts): no fact comes or goes and none gains or loses an amount (every count
+ * is as it was, so every sum stays NULL or not, and the row stays), and each change of a sum is
+ * below 2^62, so that a row of one part (its sums at most 2^62) plus it stays within 64 bits;
+ * whether the sums stay at most 2^62 (one part) the UPDATE itself checks.
+ */
+export const addsInPlace = (d: KeySums) =>
+  d.counts.every((c) => c === 0n) && d.sums.every((s) => (s < 0n ? -s : s) < PART_SIZE);

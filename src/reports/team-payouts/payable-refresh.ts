@@ -4,6 +4,7 @@ import {
   matchRows,
   noChanges,
   sql,
+  unchanged,
   writeRows,
   type Literal,
   type RowChanges,
@@ -22,12 +23,12 @@ import {
 
 /**
  * A sync batch's refresh of payee_entry_pay and payee_unpaid_totals for a few stale entries, in
- * process (docs/summaries.md, "Every sync batch"): one statement reads the stale entries' ids,
- * a second their rows, payable rows, approved-bill lines, their users' live payees and rates and
- * those payees' totals; the payable rows and the totals' changes are computed
- * (payable-rows.ts), and each table written only where a row changes
- * (src/readmodel/row-writes.ts). A group whose first or last date left with a row is read once
- * more. With the macros (payee_entry_rates_for, payee_unpaid_totals_for) a one-entry batch ran
+ * process (docs/summaries.md, "Every sync batch"): one statement reads the stale entries' rows,
+ * payable rows, approved-bill lines and their users' live payees and rates (a first one their
+ * ids, unless the batch's lines named them); the payable rows are computed (payable-rows.ts)
+ * and written only where one changes (src/readmodel/row-writes.ts); then, only if one did,
+ * the totals of their payees are read, changed by the rows that left and came, and written. A
+ * group whose first or last date left with a row is read once more. With the macros (payee_entry_rates_for, payee_unpaid_totals_for) a one-entry batch ran
  * nine statements, two of them 4-8 ms whatever they refreshed.
  *
  * Returns false, having written nothing, when the batch is left to the macros: more stale
@@ -42,19 +43,19 @@ export async function refreshPayableInProcess(
   const ids = stale.ids ?? (await staleIds(duck, stale.select, upTo));
   if (ids.length > upTo) return false;
   if (ids.length === 0) return true;
-  const read = await readRows(duck, contextSql(ids));
+  const context = await readRows(duck, contextSql(ids));
   let newRows: PayableRow[];
   try {
     newRows = payableRows(
-      (read.get('e') ?? []).map(entryRow),
-      (read.get('p') ?? []).map(([id, ws, user, name, start]) => ({
+      (context.get('e') ?? []).map(entryRow),
+      (context.get('p') ?? []).map(([id, ws, user, name, start]) => ({
         id: id!,
         workspaceId: ws!,
         userId: user!,
         name: name ?? null,
         startDate: start ?? null,
       })),
-      (read.get('r') ?? []).map(([id, payee, ws, from, rate, currency]) => ({
+      (context.get('r') ?? []).map(([id, payee, ws, from, rate, currency]) => ({
         id: id!,
         payeeId: payee!,
         workspaceId: ws!,
@@ -62,30 +63,40 @@ export async function refreshPayableInProcess(
         hourlyRate: rate!,
         currency: currency!,
       })),
-      new Set((read.get('a') ?? []).map(([ws, entry]) => `${ws}|${entry}`)),
+      new Set((context.get('a') ?? []).map(([ws, entry]) => `${ws}|${entry}`)),
     );
   } catch (error) {
     if (error instanceof PayableLeftToSql) return false;
     throw error;
   }
-  const oldRows = (read.get('o') ?? []).map(([rowid, ...row]) => ({ rowid: rowid!, row }));
+  const oldRows = (context.get('o') ?? []).map(([rowid, ...row]) => ({ rowid: rowid!, row }));
   const changes = noChanges<PayableRow>();
   const entryOf = PAYABLE_COLUMNS.indexOf('time_entry_id');
   const oldOf = groupBy(oldRows, ({ row }) => row[entryOf]!);
   const newOf = groupBy(newRows, (row) => row[entryOf]!);
   for (const id of ids) matchRows(oldOf.get(id) ?? [], newOf.get(id) ?? [], sameRow, changes);
+  if (unchanged(changes)) return true;
   await writeRows(duck, 'payee_entry_pay', PAYABLE_COLUMNS, literals(changes, payableLiterals));
 
+  // The rows that left and came, and the totals of their payees.
+  const deleted = new Set(changes.deletes);
+  const left = [
+    ...changes.updates.map(({ old }) => old),
+    ...oldRows.filter(({ rowid }) => deleted.has(rowid)).map(({ row }) => row),
+  ];
+  const came = [...changes.updates.map(({ row }) => row), ...changes.inserts];
+  const payeeOf = PAYABLE_COLUMNS.indexOf('payee_id');
+  const payees = new Set([...left, ...came].map((row) => sql.uuid(row[payeeOf]!)));
   const stored = new Map<string, { rowid: string; row: TotalsRow }>();
-  for (const [rowid, ...values] of read.get('t') ?? []) {
-    const row = totalsRow(values);
-    stored.set(totalsKey(row), { rowid: rowid!, row });
-  }
-  const change = totalsChange(
-    new Map([...stored].map(([key, { row }]) => [key, row])),
-    oldRows.map(({ row }) => row),
-    newRows,
+  const read = await duck.runAndReadAll(
+    `SELECT CAST(rowid AS VARCHAR), ${TOTALS_COLUMNS.map((c) => `CAST(${c} AS VARCHAR)`).join(', ')}
+     FROM payee_unpaid_totals WHERE payee_id IN (${[...payees].join(', ')})`,
   );
+  for (const [rowid, ...values] of read.getRows()) {
+    const row = totalsRow(values.map((v) => (v === null ? null : String(v))));
+    stored.set(totalsKey(row), { rowid: String(rowid), row });
+  }
+  const change = totalsChange(new Map([...stored].map(([key, { row }]) => [key, row])), left, came);
   // Groups whose first or last date left with a row: read from the rows now written.
   const unknown = [...change.rows.values()].filter(
     (row) => row.firstDate === undefined || row.lastDate === undefined,
@@ -210,9 +221,8 @@ const totalsRow = (v: (string | null)[]): TotalsRow => ({
 
 /**
  * For the stale entries `ids`: their rows, their payee_entry_pay rows with rowids, the entries a
- * line of a live APPROVED bill names (payee_entry_rates_for's entries_on_approved_bills), their
- * users' live payees and those payees' live rates, and the payee_unpaid_totals rows (with
- * rowids) of the payees of their old rows and of those payees.
+ * line of a live APPROVED bill names (payee_entry_rates_for's entries_on_approved_bills), and
+ * their users' live payees with those payees' live rates.
  */
 function contextSql(ids: readonly string[]): string {
   const list = ids.map(sql.uuid).join(', ');
@@ -236,12 +246,6 @@ function contextSql(ids: readonly string[]): string {
       'r',
       ['id', 'payee_id', 'workspace_id', 'effective_from', 'hourly_rate', 'currency'],
       `FROM payee_rates WHERE deleted_at IS NULL AND payee_id IN (${payees})`,
-    ],
-    [
-      't',
-      ['rowid', ...TOTALS_COLUMNS],
-      `FROM payee_unpaid_totals WHERE payee_id IN (${payees})
-         OR payee_id IN (SELECT payee_id FROM payee_entry_pay WHERE time_entry_id IN (${list}))`,
     ],
   ];
   const width = Math.max(...parts.map(([, columns]) => columns.length));

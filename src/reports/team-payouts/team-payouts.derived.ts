@@ -104,9 +104,10 @@ const STALE: Record<string, Partial<Record<Kind, StaleKeys>>> = {
 /**
  * Stale entries whose payable rows a batch refreshes in process (payable-refresh.ts) at most; a
  * batch with more (a payee's rate makes all its user's entries stale) refreshes them with
- * payee_entry_rates_for and the payees' totals with payee_unpaid_totals_for.
+ * payee_entry_rates_for and the payees' totals with payee_unpaid_totals_for. The same limit as
+ * profitability's (IN_PROCESS_ENTRIES there).
  */
-export const IN_PROCESS_ENTRIES = 1000;
+export const IN_PROCESS_ENTRIES = 200;
 
 /** How the team-payout part follows a batch's stale entries (teamPayoutPart). */
 export interface TeamPayoutOptions {

@@ -82,10 +82,10 @@ CREATE TABLE IF NOT EXISTS profitability_facts (
 -- HUGEINT ones (a year of the 10M-entry workspace's rollup for a page of members: 133 ms
 -- HUGEINT, 40 ms BIGINT). `counts`, on a key's first row only (NULL on its other parts), says
 -- how many fact rows it sums (`facts`), how many of them have each amount (a sum of none is
--- NULL; a missing sum's count is its amount's less its converted figure's) and how many miss a
--- pay rate: what lets a sync batch change the row by the difference of its entries' facts
--- and still tell when a sum returns to NULL or the row goes (docs/summaries.md). Reports never
--- read it.
+-- NULL; a missing sum's count is its amount's less its converted figure's), how many miss a
+-- pay rate, and how many rows the key takes (`parts`): what lets a sync batch change the row by
+-- the difference of its entries' facts and still tell when a sum returns to NULL, the row
+-- goes or its parts must be cut again (docs/summaries.md). Reports never read it.
 CREATE TABLE IF NOT EXISTS profitability_month_facts (
   workspace_id UUID NOT NULL,
   month DATE NOT NULL,
@@ -117,7 +117,7 @@ CREATE TABLE IF NOT EXISTS profitability_month_facts (
   counts STRUCT(
     facts BIGINT, approved_e4 BIGINT, paid_e4 BIGINT, estimated_e4 BIGINT, billed_e4 BIGINT,
     collected_e4 BIGINT, approved_b4 BIGINT, paid_b4 BIGINT, estimated_b4 BIGINT, billed_b4 BIGINT,
-    collected_b4 BIGINT, missing_pay_rate BIGINT
+    collected_b4 BIGINT, missing_pay_rate BIGINT, parts BIGINT
   )
 );
 -- The (workspace, day, member, project) of the facts a sync batch changed, before and after:
@@ -163,7 +163,7 @@ CREATE TABLE IF NOT EXISTS profitability_member_days (
   counts STRUCT(
     facts BIGINT, approved_e4 BIGINT, paid_e4 BIGINT, estimated_e4 BIGINT, billed_e4 BIGINT,
     collected_e4 BIGINT, approved_b4 BIGINT, paid_b4 BIGINT, estimated_b4 BIGINT, billed_b4 BIGINT,
-    collected_b4 BIGINT, missing_pay_rate BIGINT
+    collected_b4 BIGINT, missing_pay_rate BIGINT, parts BIGINT
   )
 );
 CREATE TABLE IF NOT EXISTS profitability_member_months (
@@ -196,6 +196,6 @@ CREATE TABLE IF NOT EXISTS profitability_member_months (
   counts STRUCT(
     facts BIGINT, approved_e4 BIGINT, paid_e4 BIGINT, estimated_e4 BIGINT, billed_e4 BIGINT,
     collected_e4 BIGINT, approved_b4 BIGINT, paid_b4 BIGINT, estimated_b4 BIGINT, billed_b4 BIGINT,
-    collected_b4 BIGINT, missing_pay_rate BIGINT
+    collected_b4 BIGINT, missing_pay_rate BIGINT, parts BIGINT
   )
 );

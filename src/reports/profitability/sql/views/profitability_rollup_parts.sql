@@ -1,8 +1,10 @@
 -- The rows of a rollup of the priced facts (`summed`: the name of the CTE or table holding its
 -- keys, its sixteen sums and its counts, as profitability_month_facts_for and the member
 -- rollups write them) in 64-bit parts that add up to its sums (e4_sum_parts): one row nearly
--- always, several when a sum does not fit 64 bits. The counts are on part 0, NULL on the others. The rollup tables store BIGINT, which DuckDB scans and sums
--- about three times faster than HUGEINT (sql/tables.sql). The columns keep `summed`'s order.
+-- always, several when a sum does not fit 64 bits. The counts are on part 0, with how many
+-- rows the key takes (`parts`), NULL on the others. The rollup tables store BIGINT, which
+-- DuckDB scans and sums about three times faster than HUGEINT (sql/tables.sql). The columns
+-- keep `summed`'s order.
 CREATE OR REPLACE MACRO profitability_rollup_parts(summed) AS TABLE
 SELECT * EXCLUDE (parts, part) REPLACE (
   e4_part(approved_e4, parts, part) AS approved_e4,
@@ -21,7 +23,7 @@ SELECT * EXCLUDE (parts, part) REPLACE (
   e4_part(billed_missing_e4, parts, part) AS billed_missing_e4,
   e4_part(collected_missing_e4, parts, part) AS collected_missing_e4,
   e4_part(unbilled_seconds, parts, part) AS unbilled_seconds,
-  CASE WHEN part = 0 THEN counts END AS counts
+  CASE WHEN part = 0 THEN struct_insert(counts, parts := parts) END AS counts
 )
 FROM (
   SELECT *, unnest(range(parts)) AS part
