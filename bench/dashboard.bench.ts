@@ -191,7 +191,7 @@ try {
     );
   }
   console.log(
-    `${'write (answered once the read model shows it)'.padEnd(48)} ${'p50 / p95 / max'.padStart(26)} ${'n'.padStart(4)}  goal p50 < 50, p95 < 150`,
+    `${'write (answered at its commit)'.padEnd(48)} ${'p50 / p95 / max'.padStart(26)} ${'n'.padStart(4)}  goal p50 < 50, p95 < 150`,
   );
   for (const [name, { times, failed }] of writes) {
     const s = stats(times);
