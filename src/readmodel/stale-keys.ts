@@ -240,17 +240,28 @@ export interface StaleEntries {
   select: string;
 }
 
-/** The stale keys `select` gives, read (at most `upTo` + 1 of them: more tell the caller to give up). */
-export async function staleIds(
+/**
+ * The ids of `stale` for an in-process refresh of at most `upTo` of them: the known ids, else
+ * read from its SELECT (at most `upTo` + 1); undefined when there are more, or `upTo` is 0,
+ * so that the caller leaves them to the macros.
+ */
+export async function staleIdsUpTo(
   duck: DuckDBConnection,
-  select: string,
+  stale: StaleEntries,
   upTo: number,
-): Promise<string[]> {
-  const read = await duck.runAndReadAll(
-    `SELECT DISTINCT CAST(CAST(id AS UUID) AS VARCHAR) FROM (${select}) s(id)
-     WHERE id IS NOT NULL LIMIT ${upTo + 1}`,
-  );
-  return read.getRows().map(([id]) => String(id));
+): Promise<readonly string[] | undefined> {
+  if (upTo <= 0) return undefined;
+  const ids =
+    stale.ids ??
+    (
+      await duck.runAndReadAll(
+        `SELECT DISTINCT CAST(CAST(id AS UUID) AS VARCHAR) FROM (${stale.select}) s(id)
+         WHERE id IS NOT NULL LIMIT ${upTo + 1}`,
+      )
+    )
+      .getRows()
+      .map(([id]) => String(id));
+  return ids.length > upTo ? undefined : ids;
 }
 
 /** The stale keys of `kind` in `stale`, as an in-process refresh takes them. */

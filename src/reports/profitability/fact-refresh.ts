@@ -9,7 +9,7 @@ import {
   type Literal,
   type RowChanges,
 } from '../../readmodel/row-writes.ts';
-import { staleIds, type StaleEntries } from '../../readmodel/stale-keys.ts';
+import { staleIdsUpTo, type StaleEntries } from '../../readmodel/stale-keys.ts';
 import { LeftToSql, moneyE4, PART_SIZE, rateE10, type E4 } from './e4.ts';
 import {
   FACT_COLUMNS,
@@ -59,9 +59,8 @@ export async function refreshFactsInProcess(
   stale: StaleEntries,
   upTo: number,
 ): Promise<boolean> {
-  if (upTo <= 0) return false;
-  const ids = stale.ids ?? (await staleIds(duck, stale.select, upTo));
-  if (ids.length > upTo) return false;
+  const ids = await staleIdsUpTo(duck, stale, upTo);
+  if (ids === undefined) return false;
   if (ids.length === 0) return true;
   const first = await readRows(duck, entriesSql(ids));
   try {

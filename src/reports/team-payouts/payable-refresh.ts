@@ -9,7 +9,7 @@ import {
   type Literal,
   type RowChanges,
 } from '../../readmodel/row-writes.ts';
-import { staleIds, type StaleEntries } from '../../readmodel/stale-keys.ts';
+import { staleIdsUpTo, type StaleEntries } from '../../readmodel/stale-keys.ts';
 import {
   PAYABLE_COLUMNS,
   PayableLeftToSql,
@@ -39,9 +39,8 @@ export async function refreshPayableInProcess(
   stale: StaleEntries,
   upTo: number,
 ): Promise<boolean> {
-  if (upTo <= 0) return false;
-  const ids = stale.ids ?? (await staleIds(duck, stale.select, upTo));
-  if (ids.length > upTo) return false;
+  const ids = await staleIdsUpTo(duck, stale, upTo);
+  if (ids === undefined) return false;
   if (ids.length === 0) return true;
   const context = await readRows(duck, contextSql(ids));
   let newRows: PayableRow[];
