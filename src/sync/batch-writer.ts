@@ -3,7 +3,7 @@ import type { DerivedTables } from '../readmodel/derived-tables.ts';
 import type { ReadModelStatus } from '../readmodel/read-model-status.ts';
 import { writeSyncState, type SyncState } from '../readmodel/sync-state.ts';
 import { ChangeBatch } from './change-batch.ts';
-import type { ColumnInfo } from './copied-columns.ts';
+import type { SyncRun } from './change-source.ts';
 import { faultPoint } from './fault-points.ts';
 import type { FlushCost } from './flush-profile.ts';
 import type { BatchCosts } from './sync-metrics.ts';
@@ -24,17 +24,22 @@ export class BatchWriter {
   /** When the open transaction began, and the statements run in it so far. */
   private began = { at: 0, statements: 0 };
 
-  constructor(
-    private readonly duck: DuckDBConnection,
-    tables: Map<string, ColumnInfo[]>,
-    private readonly derived: readonly DerivedTables[],
-    private readonly status: ReadModelStatus,
-    /** Where each batch's cost by share is added up (SyncMetrics.batchCosts). */
-    private readonly costs: BatchCosts = {},
-    /** Reads not started wait while a batch is written (src/readmodel/read-gate.ts). */
-    private readonly gate?: ReadGate,
-  ) {
-    this.batch = new ChangeBatch(tables, derived);
+  private readonly duck: DuckDBConnection;
+  private readonly derived: readonly DerivedTables[];
+  private readonly status: ReadModelStatus;
+  /** Where each batch's cost by share is added up (SyncMetrics.batchCosts). */
+  private readonly costs: BatchCosts;
+  /** Reads not started wait while a batch is written (src/readmodel/read-gate.ts). */
+  private readonly gate: ReadGate;
+
+  /** The writer of a run: its DuckDB connection, tables, derived parts, status and costs. */
+  constructor(run: SyncRun) {
+    this.duck = run.duck;
+    this.derived = run.derived;
+    this.status = run.status;
+    this.costs = run.costs;
+    this.gate = run.readModel.gate;
+    this.batch = new ChangeBatch(run.tables, run.derived);
   }
 
   /** Opens the transaction that the next commit closes, when none is open. */
@@ -42,7 +47,7 @@ export class BatchWriter {
     if (this.open) return;
     faultPoint('batch:before-write');
     this.began = { at: performance.now(), statements: 1 };
-    this.gate?.close();
+    this.gate.close();
     await this.duck.run('BEGIN TRANSACTION');
     this.open = true;
   }
@@ -86,7 +91,7 @@ export class BatchWriter {
     faultPoint('batch:before-commit');
     await this.duck.run('COMMIT');
     this.open = false;
-    this.gate?.open();
+    this.gate.open();
     const now = performance.now();
     // writeSyncState is one statement, and so is the COMMIT.
     this.add('commit', { statements: 2, ms: now - committing });
@@ -104,7 +109,7 @@ export class BatchWriter {
   async rollback(): Promise<void> {
     this.batch.clear();
     this.batch.forgetChanges();
-    this.gate?.open();
+    this.gate.open();
     if (!this.open) return;
     this.open = false;
     await this.duck.run('ROLLBACK').catch(() => undefined);

@@ -28,14 +28,7 @@ export class ChangeLogSource implements ChangeSource {
     private readonly events: SourceEvents,
     private readonly polls: PollWaiters,
   ) {
-    this.writer = new BatchWriter(
-      run.duck,
-      run.tables,
-      run.derived,
-      run.status,
-      run.costs,
-      run.readModel.gate,
-    );
+    this.writer = new BatchWriter(run);
     this.follower = new ChangeLogFollower(run.pool, run.duck, run.tables, this.writer);
   }
 

@@ -54,14 +54,7 @@ export class ReplicationSource implements ChangeSource {
     options: ReplicationOptions,
   ) {
     this.slotName = state.slotName!;
-    this.writer = new BatchWriter(
-      run.duck,
-      run.tables,
-      run.derived,
-      run.status,
-      run.costs,
-      run.readModel.gate,
-    );
+    this.writer = new BatchWriter(run);
     this.applier = new StreamApplier(this.writer, state, events, {
       ...options,
       confirm: (position, ping) => this.confirm(position, ping),
