@@ -9,6 +9,7 @@ import { SyncService } from '../src/sync/sync-service.ts';
 import { createTestDatabase } from './support/databases.ts';
 import { generatedWorkspace } from './support/generated-workspaces.ts';
 import { restrictedRoleUrl } from './support/restricted-role.ts';
+import { factsBoth, rowsOf, SUMMARY_MACROS } from './support/summary-macros.ts';
 import { DERIVED_TABLES, READ_MODEL_PARTS } from '../src/cli/derived-tables.ts';
 
 // Every summary the sync keeps (src/reports/team-payouts/team-payouts.derived.ts and
@@ -310,75 +311,6 @@ async function apply(client: pg.PoolClient, ids: Ids, write: Write): Promise<voi
   }
 }
 
-/** Each summary and its macro, as sorted lines of text. */
-const PAIRS: [string, string][] = [
-  ['SELECT * FROM team_bill_figures', 'FROM team_bill_figures_for(true)'],
-  ['SELECT * FROM invoice_unallocated_nets', 'FROM invoice_unallocated_nets_for(true)'],
-  ['SELECT * FROM payee_entry_pay', 'SELECT * FROM payee_entry_rates WHERE is_payable'],
-  ['SELECT * FROM payee_unpaid_totals', 'FROM payee_unpaid_totals_for(true)'],
-  // The month rollup of the facts as stored (compared after factsBoth: these are its sums).
-  [
-    'SELECT * FROM profitability_month_facts',
-    'FROM profitability_month_facts_for(true, NULL, NULL)',
-  ],
-  // The member rollups, per day from the stored facts and per month from the stored days.
-  [
-    'SELECT * FROM profitability_member_days',
-    'FROM profitability_member_days_for(true, NULL, NULL)',
-  ],
-  [
-    'SELECT * FROM profitability_member_months',
-    'FROM profitability_member_months_for(true, NULL, NULL)',
-  ],
-];
-
-/**
- * The priced facts as stored, and profitability_facts_for of every workspace priced whole: its
- * inputs filled with every live, stopped entry and their lines (rolled back after).
- */
-async function factsBoth(duck: DuckDBConnection): Promise<[string[], string[]]> {
-  const kept = await rowsOf(duck, 'SELECT * FROM profitability_facts');
-  const computed: string[] = [];
-  await duck.run('BEGIN TRANSACTION');
-  try {
-    await duck.run(
-      `INSERT INTO fact_input_entries
-       SELECT id, workspace_id, user_id, project_id, entry_date, duration_seconds, billable
-       FROM time_entries WHERE deleted_at IS NULL AND NOT is_running`,
-    );
-    await duck.run(
-      `INSERT INTO fact_input_bill_lines
-       SELECT id, time_entry_id, bill_id, amount FROM team_bill_lines
-       WHERE kind = 'TIME' AND time_entry_id IS NOT NULL`,
-    );
-    await duck.run(
-      `INSERT INTO fact_input_invoice_lines
-       SELECT id, time_entry_id, invoice_id, amount FROM invoice_lines
-       WHERE time_entry_id IS NOT NULL`,
-    );
-    const workspaces = await duck.runAndReadAll('SELECT CAST(id AS VARCHAR) FROM workspaces');
-    for (const [ws] of workspaces.getRows() as [string][])
-      computed.push(
-        ...(await rowsOf(
-          duck,
-          `SELECT CAST('${ws}' AS UUID) AS workspace_id, *
-           FROM profitability_facts_for(CAST('${ws}' AS UUID))`,
-        )),
-      );
-  } finally {
-    await duck.run('ROLLBACK');
-  }
-  return [kept, computed.sort()];
-}
-
-async function rowsOf(duck: DuckDBConnection, sql: string): Promise<string[]> {
-  const reader = await duck.runAndReadAll(`SELECT CAST(t AS VARCHAR) FROM (${sql}) t`);
-  return reader
-    .getRows()
-    .map((r) => String(r[0]))
-    .sort();
-}
-
 describe.each(['replication', 'change-log'] as const)('summaries kept by the %s sync', (mode) => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>;
   let pool: pg.Pool;
@@ -449,7 +381,7 @@ describe.each(['replication', 'change-log'] as const)('summaries kept by the %s 
   const expectSummariesEqual = async () => {
     const [kept, computed] = await factsBoth(duck);
     expect(kept, 'profitability_facts').toEqual(computed);
-    for (const [summary, macro] of PAIRS)
+    for (const [summary, macro] of SUMMARY_MACROS)
       expect(await rowsOf(duck, summary), summary).toEqual(await rowsOf(duck, macro));
   };
 
