@@ -56,7 +56,7 @@ export const taskRoutes: RoutePlugin = async (app, { context }) => {
       const input = request.body;
       await runIdempotent({ db: context.db, request, reply, required: true }, async (trx) => {
         await requireProject(trx, caller.workspaceId, input.projectId);
-        // A Member's task without assignees is their own (decisions 6).
+        // A Member's task without assignees is their own (docs/decisions.md, Writes).
         const assigneeIds = input.assigneeIds ?? (caller.role === 'MEMBER' ? [caller.userId] : []);
         await checkMemberTask(trx, caller, input.projectId, assigneeIds);
         await requireMembers(trx, caller.workspaceId, assigneeIds, 'assigneeIds');
