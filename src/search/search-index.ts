@@ -42,7 +42,7 @@ export async function rebuildSearchIndex(duck: DuckDBConnection): Promise<void> 
   for (const table of ['search_postings', 'search_documents', 'search_vocabulary'])
     await duck.run(`DELETE FROM ${table}`);
   // Every entry once (cutting the text into words is the costly part), then the three tables.
-  await createEntries(duck, false);
+  await createEntries(duck, undefined);
   await duck.run(
     `INSERT INTO search_vocabulary
      SELECT ${vocabularyColumns('row_number() OVER (ORDER BY entity, workspace_id, word, primary_field)', 'count(*)')}
@@ -68,20 +68,26 @@ export async function rebuildSearchIndex(duck: DuckDBConnection): Promise<void> 
 
 /**
  * The temporary table search_new: the index entries (entity, workspace_id, record_id,
- * primary_field, word, and the record's created_at and live) of every record, or of those in
- * search_touched. The distinct texts are held first: a record's repeated texts are cut into
- * words once, and the folding's correlated subquery would otherwise compute them twice.
+ * primary_field, word, and the record's created_at and live) of every record (`touched`
+ * undefined), or of those in search_touched, whose entities `touched` lists. The distinct texts
+ * are held first: a record's repeated texts are cut into words once, and the folding's
+ * correlated subquery would otherwise compute them twice.
  */
-async function createEntries(duck: DuckDBConnection, touchedOnly: boolean): Promise<void> {
+async function createEntries(
+  duck: DuckDBConnection,
+  touched: readonly string[] | undefined,
+): Promise<void> {
+  const entities =
+    touched === undefined ? 'NULL' : `[${touched.map((e) => `'${e}'`).join(', ')}]::VARCHAR[]`;
   await duck.run(
     `CREATE OR REPLACE TEMP TABLE search_texts AS
-     SELECT DISTINCT * FROM search_fields(${touchedOnly}) WHERE text IS NOT NULL`,
+     SELECT DISTINCT * FROM search_fields(${entities}) WHERE text IS NOT NULL`,
   );
   await duck.run(
     `CREATE OR REPLACE TEMP TABLE search_new AS
      SELECT w.*, r.created_at, r.live
      FROM (${wordsSql('search_texts', ENTRY_KEYS)}) w
-     JOIN search_records(${touchedOnly}) r USING (entity, record_id)`,
+     JOIN search_records(${entities}) r USING (entity, record_id)`,
   );
   await duck.run('DROP TABLE search_texts');
 }
@@ -94,7 +100,14 @@ async function createEntries(duck: DuckDBConnection, touchedOnly: boolean): Prom
  * get ids past the highest, so they sit after the sorted part until the next full build.
  */
 async function refreshTouched(duck: DuckDBConnection): Promise<void> {
-  await createEntries(duck, true);
+  // The entities touched (a search_entity's values are plain words: nothing to quote).
+  const touched = (
+    await duck.runAndReadAll('SELECT DISTINCT CAST(entity AS VARCHAR) FROM search_touched')
+  )
+    .getRows()
+    .map(([entity]) => String(entity));
+  if (touched.length === 0) return;
+  await createEntries(duck, touched);
   await duck.run(
     `CREATE OR REPLACE TEMP TABLE search_old AS
      SELECT d.record_id, unnest(d.word_ids) AS word_id, d.created_at, d.live
