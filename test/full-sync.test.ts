@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
 import { openReadModel } from '../src/readmodel/read-model.ts';
+import { readTagged, taggedSql } from '../src/readmodel/tagged-rows.ts';
 import { importSnapshot } from '../src/snapshot/import.ts';
 import { readSnapshot } from '../src/snapshot/read-snapshot.ts';
 import { generateWorkspace } from '../src/snapshot/generate.ts';
@@ -81,6 +82,54 @@ describe('first load', () => {
         expect(named, table).toBeGreaterThan(0);
         expect(off, table).toBe(0);
       }
+    } finally {
+      duck.closeSync();
+      readModel.close();
+    }
+  });
+
+  it('builds the indexes anew after replacing every row, and the keyed reads of the refreshes use them', async () => {
+    const readModel = await openReadModel(':memory:', READ_MODEL_PARTS);
+    const duck = await readModel.connect();
+    const indexes = async () =>
+      (
+        await duck.runAndReadAll(
+          'SELECT table_name, index_name FROM duckdb_indexes() ORDER BY table_name, index_name',
+        )
+      )
+        .getRows()
+        .map((row) => row.join('.'));
+    const expected = [
+      'clients.clients_id',
+      'invoice_lines.invoice_lines_entry',
+      'invoices.invoices_id',
+      'payee_entry_pay.payee_entry_pay_entry',
+      'profitability_facts.profitability_facts_entry',
+      'projects.projects_id',
+      'team_bill_lines.team_bill_lines_entry',
+      'time_entries.time_entries_id',
+    ];
+    try {
+      expect(await indexes()).toEqual(expected);
+      // A second load replaces every row of a read model that has them: dropped, then built.
+      for (let load = 0; load < 2; load++) {
+        await fullSync(pool, readModel, DERIVED_TABLES);
+        expect(await indexes()).toEqual(expected);
+      }
+      const { store, readModel: copy } = await snapshotBoth(pool, duck);
+      expect(copy).toEqual(store);
+
+      const ids = (await duck.runAndReadAll('SELECT id FROM time_entries LIMIT 2'))
+        .getRows()
+        .map(([id]) => `'${String(id)}'::UUID`)
+        .join(', ');
+      const text = taggedSql(
+        [['e', ['id'], 'FROM entries WHERE deleted_at IS NULL AND NOT is_running']],
+        [{ name: 'entries', table: 'time_entries', column: 'id', keys: ids }],
+      );
+      const plan = (await duck.runAndReadAll(`EXPLAIN ANALYZE ${text}`)).getRows()[0]![1];
+      expect(String(plan)).toContain('Index Scan');
+      expect((await readTagged(duck, text)).get('e')).toHaveLength(2);
     } finally {
       duck.closeSync();
       readModel.close();

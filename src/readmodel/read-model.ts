@@ -13,6 +13,13 @@ export interface ReadModel {
   instance: DuckDBInstance;
   /** Holds reads that have not started while the sync writes a batch (read-gate.ts). */
   gate: ReadGate;
+  /**
+   * Creates the indexes of every indexes.sql (the copied tables' and each part's) where they
+   * are missing. A load that replaces every row drops them first (dropIndexes) and calls this
+   * once its rows are in: DuckDB builds an index from a table's rows about twice as fast as
+   * it keeps one up to date row by row (docs/sync.md, "Lookups by id").
+   */
+  createIndexes(connection: DuckDBConnection): Promise<void>;
   /** A connection for one reader or writer; DuckDB gives each its own MVCC snapshot per transaction. */
   connect(): Promise<DuckDBConnection>;
   close(): void;
@@ -21,7 +28,7 @@ export interface ReadModel {
 /**
  * Opens (creating when missing) the DuckDB read model at `file` (`:memory:` for a throw-away
  * one): the copied tables of sql/duckdb/tables.sql and each part's tables (its `sqlDir`), the
- * indexes of indexes.sql, the shared macros, what each part installs (the search's folding and
+ * indexes of each indexes.sql, the shared macros, what each part installs (the search's folding and
  * macros), the views of sql/duckdb/views/ and of each part, and the currency table. `parts` are
  * the read model's parts (src/cli/derived-tables.ts): the read model names none of them.
  */
@@ -31,6 +38,15 @@ export async function openReadModel(
   options: { threads?: number; memoryLimit?: string } = {},
 ): Promise<ReadModel> {
   if (file !== ':memory:') await mkdir(path.dirname(file), { recursive: true });
+  const sqlDirs = [DUCKDB_SQL_DIR, ...parts.flatMap((part) => part.sqlDir ?? [])];
+  const sqlFiles = (name: string) =>
+    Promise.all(sqlDirs.map((dir) => ifExists(readFile(path.join(dir, name), 'utf8')))).then(
+      (texts) => texts.filter((text) => text !== undefined),
+    );
+  const indexSql = await sqlFiles('indexes.sql');
+  const createIndexes = async (duck: DuckDBConnection) => {
+    for (const text of indexSql) await duck.run(text);
+  };
   const instance = await DuckDBInstance.create(file, {
     threads: String(options.threads ?? 2),
     // DuckDB would take 80% of RAM by default; the server shares the machine, and DuckDB
@@ -41,15 +57,8 @@ export async function openReadModel(
   });
   const connection = await instance.connect();
   try {
-    const sqlDirs = [DUCKDB_SQL_DIR, ...parts.flatMap((part) => part.sqlDir ?? [])];
-    const tables = await Promise.all(
-      sqlDirs.map((dir) => ifExists(readFile(path.join(dir, 'tables.sql'), 'utf8'))),
-    );
-    await ensureTables(
-      connection,
-      tables.filter((text) => text !== undefined),
-    );
-    await connection.run(await readFile(path.join(DUCKDB_SQL_DIR, 'indexes.sql'), 'utf8'));
+    await ensureTables(connection, await sqlFiles('tables.sql'));
+    await createIndexes(connection);
     await connection.run(await readFile(path.join(DUCKDB_SQL_DIR, 'macros.sql'), 'utf8'));
     for (const part of parts) await part.install?.(connection);
     await createViews(connection, sqlDirs);
@@ -60,9 +69,19 @@ export async function openReadModel(
   return {
     instance,
     gate: new ReadGate(),
+    createIndexes,
     connect: () => instance.connect(),
     close: () => instance.closeSync(),
   };
+}
+
+/** Drops every index of the read model (ReadModel.createIndexes makes them again). */
+export async function dropIndexes(connection: DuckDBConnection): Promise<void> {
+  const indexes = await connection.runAndReadAll(
+    "SELECT index_name FROM duckdb_indexes() WHERE database_name = current_database() AND schema_name = 'main'",
+  );
+  for (const [index] of indexes.getRows())
+    await connection.run(`DROP INDEX IF EXISTS "${String(index)}"`);
 }
 
 /**

@@ -8,6 +8,7 @@ import { faultPoint } from './fault-points.ts';
 import type { FlushCost } from './flush-profile.ts';
 import type { BatchCosts } from './sync-metrics.ts';
 import type { ReadGate } from '../readmodel/read-gate.ts';
+import { dropIndexes, type ReadModel } from '../readmodel/read-model.ts';
 
 /**
  * The DuckDB transaction that changes go into, in both modes. Changes gather in `batch`; a
@@ -31,6 +32,7 @@ export class BatchWriter {
   private readonly costs: BatchCosts;
   /** Reads not started wait while a batch is written (src/readmodel/read-gate.ts). */
   private readonly gate: ReadGate;
+  private readonly readModel: ReadModel;
 
   /** The writer of a run: its DuckDB connection, tables, derived parts, status and costs. */
   constructor(run: SyncRun) {
@@ -38,6 +40,7 @@ export class BatchWriter {
     this.derived = run.derived;
     this.status = run.status;
     this.costs = run.costs;
+    this.readModel = run.readModel;
     this.gate = run.readModel.gate;
     this.batch = new ChangeBatch(run.tables, run.derived);
   }
@@ -67,16 +70,18 @@ export class BatchWriter {
    * Empties `tables` in the open transaction. Their waiting changes are dropped (the truncate
    * removes those rows anyway) while other tables' changes keep waiting, so that a retry's
    * fold still writes each key's last row only. The derived parts are rebuilt whole rather
-   * than followed through a truncate, which is rare.
+   * than followed through a truncate, which is rare, and the indexes built again after them.
    */
   async truncate(tables: readonly string[]): Promise<void> {
     await this.begin();
+    await dropIndexes(this.duck);
     for (const table of tables) {
       this.batch.drop(table);
       await this.duck.run(`DELETE FROM ${table}`);
       this.batch.touchAll(table);
     }
     for (const part of this.derived) await part.rebuild(this.duck);
+    await this.readModel.createIndexes(this.duck);
   }
 
   /**

@@ -8,7 +8,7 @@ import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { processRuns } from '../processes.ts';
 import type { DerivedTables } from '../readmodel/derived-tables.ts';
-import type { ReadModel } from '../readmodel/read-model.ts';
+import { dropIndexes, type ReadModel } from '../readmodel/read-model.ts';
 import { ApplyError, findBadValue } from './apply-error.ts';
 import { asText, castText, PG_COPY_CSV, readCsv } from './csv-dialect.ts';
 import { columnNames, keyColumns, type ColumnInfo } from './copied-columns.ts';
@@ -136,6 +136,9 @@ export async function fullSync(
     await duck.run('BEGIN TRANSACTION');
     duckOpen = true;
     const previous = await readSyncState(duck);
+    // Every row is replaced: the indexes are built again from the loaded rows at the end
+    // (ReadModel.createIndexes), rather than kept up to date row by row.
+    await dropIndexes(duck);
     for (const table of tables.keys()) await duck.run(`DELETE FROM ${table}`);
 
     const copiers = [client, ...helpers];
@@ -233,6 +236,7 @@ export async function fullSync(
     await duck.run('BEGIN TRANSACTION');
     duckOpen = true;
     for (const part of derived) if (!part.rebuildInCopy) await part.rebuild(duck);
+    await readModel.createIndexes(duck);
     const derivedMs = Date.now() - derivedStarted;
     await writeSyncState(duck, {
       sourceSystemId: systemId,

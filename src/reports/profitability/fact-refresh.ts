@@ -10,6 +10,7 @@ import {
   type RowChanges,
 } from '../../readmodel/row-writes.ts';
 import { staleIdsUpTo, type StaleEntries } from '../../readmodel/stale-keys.ts';
+import { groupBy, readTagged, taggedSql, type TaggedRows } from '../../readmodel/tagged-rows.ts';
 import { LeftToSql, moneyE4, PART_SIZE, rateE10, type E4 } from './e4.ts';
 import {
   FACT_COLUMNS,
@@ -62,7 +63,7 @@ export async function refreshFactsInProcess(
   const ids = await staleIdsUpTo(duck, stale, upTo);
   if (ids === undefined) return false;
   if (ids.length === 0) return true;
-  const first = await readRows(duck, entriesSql(ids));
+  const first = await readTagged(duck, entriesSql(ids));
   try {
     const oldFacts = (first.get('f') ?? []).map(([rowid, ...values]) => ({
       rowid: rowid!,
@@ -70,15 +71,13 @@ export async function refreshFactsInProcess(
     }));
     const entries = parseEntries(first);
     if (entries.length === 0 && oldFacts.length === 0) return true;
-    const second: Rows =
-      entries.length > 0
-        ? await readRows(duck, contextSql(entries))
-        : new Map<string, (string | null)[][]>();
+    const second: TaggedRows =
+      entries.length > 0 ? await readTagged(duck, contextSql(entries)) : new Map<string, []>();
     const inputs = parseInputs(entries, first, second);
     const pricing = priceFacts(inputs);
     const rates = new Map<string, FxRate>();
     if (pricing.needs.length > 0) {
-      const fx = await readRows(duck, branches(fxParts(pricing.needs, inputs.bases)));
+      const fx = await readTagged(duck, taggedSql(fxParts(pricing.needs, inputs.bases)));
       for (const [key, id, rate] of fx.get('x') ?? [])
         if (id) rates.set(key!, { id, rateE10: rateE10(rate!) });
     }
@@ -110,7 +109,7 @@ export async function refreshFactsInProcess(
     const keys = ROLLUPS.map(
       (rollup, i) => new Set([...reread[i]!.values()].map((d) => coarseKey(rollup, d.key))),
     );
-    const stored = await readRows(duck, branches(rollupParts(keys)));
+    const stored = await readTagged(duck, taggedSql(rollupParts(keys)));
     for (const [i, rollup] of ROLLUPS.entries()) {
       if (reread[i]!.size === 0) continue;
       const rows = (stored.get(ROLLUP_TAGS[i]!) ?? []).map((r) => parseRollupRow(rollup, r));
@@ -127,8 +126,6 @@ export async function refreshFactsInProcess(
     throw error;
   }
 }
-
-type Rows = Map<string, (string | null)[][]>;
 
 /** Keys of a rollup changed in place at most (one UPDATE each); more are read and written again. */
 const IN_PLACE_KEYS = 2;
@@ -161,40 +158,6 @@ export async function addInPlace(
   return result.rowsChanged === 1;
 }
 
-/** Runs a statement whose rows are (tag, text columns...), grouped by tag. */
-async function readRows(duck: DuckDBConnection, text: string): Promise<Rows> {
-  const rows: Rows = new Map();
-  for (const [tag, ...values] of (await duck.runAndReadAll(text)).getRows()) {
-    const list = rows.get(String(tag));
-    const row = values.map((v) => (v === null ? null : String(v)));
-    if (list) list.push(row);
-    else rows.set(String(tag), [row]);
-  }
-  return rows;
-}
-
-/** UNION ALL of (tag, columns as text), each branch padded to the widest. */
-function branches(parts: [tag: string, columns: string[], from: string][]) {
-  const width = Math.max(...parts.map(([, columns]) => columns.length));
-  return parts
-    .map(([tag, columns, from]) => {
-      const cells = columns.map((c) => `CAST(${c} AS VARCHAR)`);
-      while (cells.length < width) cells.push('NULL');
-      return `SELECT '${tag}' AS tag, ${cells.join(', ')} ${from}`;
-    })
-    .join('\nUNION ALL ');
-}
-
-const groupBy = <T>(items: readonly T[], key: (item: T) => string) => {
-  const map = new Map<string, T[]>();
-  for (const item of items) {
-    const list = map.get(key(item));
-    if (list) list.push(item);
-    else map.set(key(item), [item]);
-  }
-  return map;
-};
-
 const inList = (values: Iterable<string>, literal: (v: string) => Literal) =>
   [...new Set(values)].map(literal).join(', ');
 
@@ -205,46 +168,62 @@ const inList = (values: Iterable<string>, literal: (v: string) => Literal) =>
  */
 function entriesSql(staleIds: readonly string[]): string {
   const ids = inList(staleIds, sql.uuid);
-  return branches([
+  return taggedSql(
     [
-      'e',
-      ['id', 'workspace_id', 'user_id', 'project_id', 'entry_date', 'duration_seconds', 'billable'],
-      `FROM time_entries WHERE id IN (${ids}) AND deleted_at IS NULL AND NOT is_running`,
-    ],
-    ['f', ['rowid', ...FACT_COLUMNS], `FROM profitability_facts WHERE time_entry_id IN (${ids})`],
-    [
-      'b',
       [
-        'l.id',
-        'l.time_entry_id',
-        'b.workspace_id',
-        'l.amount',
-        'b.currency',
-        'b.subtotal',
-        'b.adjustment_total',
-        'b.amount_paid',
+        'e',
+        [
+          'id',
+          'workspace_id',
+          'user_id',
+          'project_id',
+          'entry_date',
+          'duration_seconds',
+          'billable',
+        ],
+        'FROM entries WHERE deleted_at IS NULL AND NOT is_running',
       ],
-      `FROM team_bill_lines l JOIN team_bill_figures b ON b.bill_id = l.bill_id
-       WHERE l.time_entry_id IN (${ids}) AND l.kind = 'TIME' AND b.status = 'APPROVED'`,
+      ['f', ['rowid', ...FACT_COLUMNS], 'FROM facts'],
+      [
+        'b',
+        [
+          'l.id',
+          'l.time_entry_id',
+          'b.workspace_id',
+          'l.amount',
+          'b.currency',
+          'b.subtotal',
+          'b.adjustment_total',
+          'b.amount_paid',
+        ],
+        `FROM bill_lines l JOIN team_bill_figures b ON b.bill_id = l.bill_id
+         WHERE l.kind = 'TIME' AND b.status = 'APPROVED'`,
+      ],
+      [
+        'i',
+        [
+          'l.id',
+          'l.time_entry_id',
+          'i.workspace_id',
+          'l.amount',
+          'i.currency',
+          'i.issue_date',
+          'i.subtotal',
+          'i.discount_amount',
+          'i.total',
+          'i.amount_paid',
+        ],
+        `FROM invoice_lines_of l JOIN invoices i ON i.id = l.invoice_id
+         WHERE i.deleted_at IS NULL AND i.status IN ('SENT', 'PAID')`,
+      ],
     ],
     [
-      'i',
-      [
-        'l.id',
-        'l.time_entry_id',
-        'i.workspace_id',
-        'l.amount',
-        'i.currency',
-        'i.issue_date',
-        'i.subtotal',
-        'i.discount_amount',
-        'i.total',
-        'i.amount_paid',
-      ],
-      `FROM invoice_lines l JOIN invoices i ON i.id = l.invoice_id
-       WHERE l.time_entry_id IN (${ids}) AND i.deleted_at IS NULL AND i.status IN ('SENT', 'PAID')`,
+      { name: 'entries', table: 'time_entries', column: 'id', keys: ids },
+      { name: 'facts', table: 'profitability_facts', column: 'time_entry_id', keys: ids },
+      { name: 'bill_lines', table: 'team_bill_lines', column: 'time_entry_id', keys: ids },
+      { name: 'invoice_lines_of', table: 'invoice_lines', column: 'time_entry_id', keys: ids },
     ],
-  ]);
+  );
 }
 
 const ROLLUP_TAGS = ['m', 'd', 'n'];
@@ -272,7 +251,7 @@ function contextSql(entries: readonly PricedEntry[]): string {
     entries.map((e) => e.userId),
     sql.uuid,
   );
-  return branches([
+  return taggedSql([
     ['w', ['id', 'base_currency'], `FROM workspaces WHERE id IN (${workspaces})`],
     [
       'p',
@@ -383,7 +362,7 @@ const int = (v: string | null) => (v === null ? null : BigInt(v));
 /** The known scale of a currency (the read model's currencies table is filled from this list). */
 const scaleOf = (currency: string) => currencyScale(currency) ?? null;
 
-function parseEntries(read: Rows): PricedEntry[] {
+function parseEntries(read: TaggedRows): PricedEntry[] {
   return (read.get('e') ?? []).map(([id, ws, user, project, date, duration, billable]) => ({
     id: id!,
     workspaceId: ws!,
@@ -399,7 +378,7 @@ function parseEntries(read: Rows): PricedEntry[] {
  * What the pricing reads (PricingInputs): from the first statement the lines, kept when their
  * bill or invoice is of the entry's workspace; from the second the bases, payees and rates.
  */
-function parseInputs(entries: PricedEntry[], first: Rows, second: Rows): PricingInputs {
+function parseInputs(entries: PricedEntry[], first: TaggedRows, second: TaggedRows): PricingInputs {
   const workspaceOf = new Map(entries.map((e) => [e.id, e.workspaceId]));
   const bases = new Map<string, Base>(
     (second.get('w') ?? []).map(([id, currency]) => [

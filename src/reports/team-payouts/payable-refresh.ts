@@ -10,6 +10,7 @@ import {
   type RowChanges,
 } from '../../readmodel/row-writes.ts';
 import { staleIdsUpTo, type StaleEntries } from '../../readmodel/stale-keys.ts';
+import { groupBy, readTagged, taggedSql } from '../../readmodel/tagged-rows.ts';
 import {
   PAYABLE_COLUMNS,
   PayableLeftToSql,
@@ -42,7 +43,7 @@ export async function refreshPayableInProcess(
   const ids = await staleIdsUpTo(duck, stale, upTo);
   if (ids === undefined) return false;
   if (ids.length === 0) return true;
-  const context = await readRows(duck, contextSql(ids));
+  const context = await readTagged(duck, contextSql(ids));
   let newRows: PayableRow[];
   try {
     newRows = payableRows(
@@ -138,30 +139,6 @@ export async function refreshPayableInProcess(
   return true;
 }
 
-type Rows = Map<string, (string | null)[][]>;
-
-/** Runs a statement whose rows are (tag, text columns...), grouped by tag. */
-async function readRows(duck: DuckDBConnection, text: string): Promise<Rows> {
-  const rows: Rows = new Map();
-  for (const [tag, ...values] of (await duck.runAndReadAll(text)).getRows()) {
-    const list = rows.get(String(tag));
-    const row = values.map((v) => (v === null ? null : String(v)));
-    if (list) list.push(row);
-    else rows.set(String(tag), [row]);
-  }
-  return rows;
-}
-
-const groupBy = <T>(items: readonly T[], key: (item: T) => string) => {
-  const map = new Map<string, T[]>();
-  for (const item of items) {
-    const list = map.get(key(item));
-    if (list) list.push(item);
-    else map.set(key(item), [item]);
-  }
-  return map;
-};
-
 const ENTRY_COLUMNS = [
   'id',
   'workspace_id',
@@ -225,36 +202,35 @@ const totalsRow = (v: (string | null)[]): TotalsRow => ({
  */
 function contextSql(ids: readonly string[]): string {
   const list = ids.map(sql.uuid).join(', ');
-  const users = `SELECT user_id FROM time_entries WHERE id IN (${list})`;
+  const users = 'SELECT user_id FROM entries';
   const payees = `SELECT id FROM payees WHERE deleted_at IS NULL AND user_id IN (${users})`;
-  const parts: [string, string[], string][] = [
-    ['e', ENTRY_COLUMNS, `FROM time_entries WHERE id IN (${list})`],
-    ['o', ['rowid', ...PAYABLE_COLUMNS], `FROM payee_entry_pay WHERE time_entry_id IN (${list})`],
+  return taggedSql(
     [
-      'a',
-      ['l.workspace_id', 'l.time_entry_id'],
-      `FROM team_bill_lines l JOIN team_bills b ON b.workspace_id = l.workspace_id AND b.id = l.bill_id
-       WHERE l.time_entry_id IN (${list}) AND b.status = 'APPROVED' AND b.deleted_at IS NULL`,
+      ['e', ENTRY_COLUMNS, 'FROM entries'],
+      ['o', ['rowid', ...PAYABLE_COLUMNS], 'FROM pay'],
+      [
+        'a',
+        ['l.workspace_id', 'l.time_entry_id'],
+        `FROM bill_lines l JOIN team_bills b ON b.workspace_id = l.workspace_id AND b.id = l.bill_id
+         WHERE b.status = 'APPROVED' AND b.deleted_at IS NULL`,
+      ],
+      [
+        'p',
+        ['id', 'workspace_id', 'user_id', 'name', 'start_date'],
+        `FROM payees WHERE deleted_at IS NULL AND user_id IN (${users})`,
+      ],
+      [
+        'r',
+        ['id', 'payee_id', 'workspace_id', 'effective_from', 'hourly_rate', 'currency'],
+        `FROM payee_rates WHERE deleted_at IS NULL AND payee_id IN (${payees})`,
+      ],
     ],
     [
-      'p',
-      ['id', 'workspace_id', 'user_id', 'name', 'start_date'],
-      `FROM payees WHERE deleted_at IS NULL AND user_id IN (${users})`,
+      { name: 'entries', table: 'time_entries', column: 'id', keys: list },
+      { name: 'pay', table: 'payee_entry_pay', column: 'time_entry_id', keys: list },
+      { name: 'bill_lines', table: 'team_bill_lines', column: 'time_entry_id', keys: list },
     ],
-    [
-      'r',
-      ['id', 'payee_id', 'workspace_id', 'effective_from', 'hourly_rate', 'currency'],
-      `FROM payee_rates WHERE deleted_at IS NULL AND payee_id IN (${payees})`,
-    ],
-  ];
-  const width = Math.max(...parts.map(([, columns]) => columns.length));
-  return parts
-    .map(([tag, columns, from]) => {
-      const cells = columns.map((c) => `CAST(${c} AS VARCHAR)`);
-      while (cells.length < width) cells.push('NULL');
-      return `SELECT '${tag}' AS tag, ${cells.join(', ')} ${from}`;
-    })
-    .join('\nUNION ALL ');
+  );
 }
 
 /** The SQL types of payee_entry_pay's columns (sql/tables.sql). */
