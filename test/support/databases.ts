@@ -27,6 +27,28 @@ export async function createTestDatabase(
       const c = new pg.Client({ connectionString: serverUrl });
       await c.connect();
       try {
+        // A slot of the database blocks its drop; a stopped sync's walsender may still hold
+        // its slot for a moment after the sync has stopped, so the slot is freed first.
+        for (let attempt = 0; ; attempt++) {
+          await c.query(
+            `SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots
+             WHERE database = $1 AND active_pid IS NOT NULL`,
+            [name],
+          );
+          await c
+            .query(
+              `SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots
+             WHERE database = $1 AND NOT active`,
+              [name],
+            )
+            // Taken again between the look and the drop: the next round frees it.
+            .catch(() => undefined);
+          const left = await c.query('SELECT 1 FROM pg_replication_slots WHERE database = $1', [
+            name,
+          ]);
+          if (left.rowCount === 0 || attempt >= 100) break;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
         await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       } finally {
         await c.end();
