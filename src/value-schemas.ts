@@ -79,8 +79,18 @@ export const snapshotCurrency = z
 export const snapshotDecimal = (maxScale = RATE_SCALE) =>
   z.string().superRefine(refineDecimal(maxScale));
 
-/** A snapshot's text: at most 10,000 code units. */
-export const snapshotText = z.string().max(10_000);
+/** The longest text a snapshot's free-text field holds, in UTF-16 code units. */
+export const SNAPSHOT_TEXT_MAX = 10_000;
+
+/**
+ * The longest JSON object a snapshot's field holds, in UTF-16 code units of its compact form.
+ * The store bounds the form PostgreSQL prints, which adds a space after each colon and comma,
+ * at twice this (sql/postgres/0010_text_lengths.sql).
+ */
+export const SNAPSHOT_JSON_MAX = 50_000;
+
+/** A snapshot's text: at most SNAPSHOT_TEXT_MAX code units. */
+export const snapshotText = z.string().max(SNAPSHOT_TEXT_MAX);
 
 /** A snapshot's document number (invoice, bill): 1-100 characters. */
 export const snapshotNumber = z.string().min(1).max(100);

@@ -17,12 +17,18 @@ export function optionalText(max: number) {
     .transform((v) => (v === null || v.trim() === '' ? null : v));
 }
 
-/** Required text, trimmed, 1..max characters. */
+/**
+ * Required text, trimmed, 1..max characters. Documented with its bounds: the document shows
+ * a transform's input, which here is any string.
+ */
 export function requiredText(max: number) {
-  return z
-    .string({ error: 'is required, as text' })
-    .transform((v) => v.trim())
-    .pipe(z.string().min(1, 'must not be empty').max(max, `must be at most ${max} characters`));
+  return documentAs(
+    z
+      .string({ error: 'is required, as text' })
+      .transform((v) => v.trim())
+      .pipe(z.string().min(1, 'must not be empty').max(max, `must be at most ${max} characters`)),
+    { type: 'string', minLength: 1, maxLength: max },
+  );
 }
 
 /**

@@ -13,6 +13,8 @@ import {
   snapshotEmptyAsNull,
   snapshotOrNull,
   snapshotText,
+  SNAPSHOT_TEXT_MAX,
+  SNAPSHOT_JSON_MAX,
   snapshotTimestamp,
   snapshotUuid,
   uuid as uuidSchema,
@@ -155,7 +157,11 @@ const field = <S extends z.ZodType, P extends z.ZodType>(
   );
 
 export const uuid = () => field('uuid', uuidSchema, snapshotUuid);
-export const text = () => field('text', z.string(), snapshotText);
+/**
+ * Text of at most `max` characters (a snapshot's limit; the store's CHECK and the API's body
+ * limit for the column are the same number: docs/decisions.md, "Text limits").
+ */
+export const text = (max = SNAPSHOT_TEXT_MAX) => field('text', z.string(), snapshotText.max(max));
 export const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
   field('enum', z.enum(values), z.enum(values));
 export const currency = () => field('currency', currencyCode, snapshotCurrency);
@@ -182,7 +188,12 @@ export const json = () =>
       type: 'object',
       description: 'The fields as they were when the snapshot was taken.',
     }),
-    z.record(z.string(), z.unknown()),
+    z
+      .record(z.string(), z.unknown())
+      .refine(
+        (value) => JSON.stringify(value).length <= SNAPSHOT_JSON_MAX,
+        `must be at most ${SNAPSHOT_JSON_MAX.toLocaleString('en-US')} characters as JSON`,
+      ),
   );
 
 /** When a record was made; a snapshot may leave it out (the import time is taken). */

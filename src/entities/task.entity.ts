@@ -29,7 +29,7 @@ export const taskEntity = defineEntity(
     billable: boolean().byDefault(true),
     estimatedHours: decimal().inSnapshot(snapshotNonNegative()).nullable(),
     assigneeIds: uuids().byDefault([]),
-    tags: texts().inSnapshot(z.array(z.string().max(100)).default([])),
+    tags: texts().inSnapshot(z.array(z.string().max(50)).max(50).default([])),
     startDate: date().nullable(),
     dueDate: date().nullable(),
     endDate: date().nullable(),
