@@ -6,7 +6,8 @@ import type { ColumnInfo } from './copied-columns.ts';
 export interface BadValue {
   /** The row's primary key, column -> value as PostgreSQL's text. */
   key: Record<string, string>;
-  column: string;
+  /** Null when the row fails whatever one column holds. */
+  column: string | null;
   /** The value as PostgreSQL sent it, cut to 200 characters. */
   value: string;
 }
@@ -25,9 +26,11 @@ export class ApplyError extends Error {
   ) {
     const reason = firstLine(cause);
     super(
-      bad
+      bad?.column
         ? `Cannot apply ${table} ${keyText(bad.key)}: its ${bad.column} ${JSON.stringify(bad.value)} does not fit the read model (${reason})`
-        : `Cannot apply ${table}: ${reason}`,
+        : bad
+          ? `Cannot apply ${table} ${keyText(bad.key)}: ${reason}`
+          : `Cannot apply ${table}: ${reason}`,
       { cause },
     );
     this.name = 'ApplyError';

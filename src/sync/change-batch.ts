@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { DerivedTables } from '../readmodel/derived-tables.ts';
 import { TRACKED_ID_TABLES } from '../readmodel/read-model-status.ts';
-import { ApplyError, findBadValue } from './apply-error.ts';
+import { ApplyError, findBadValue, type BadValue } from './apply-error.ts';
 import { asText, castText, readCsv } from './csv-dialect.ts';
 import { columnNames, keyColumns, type ColumnInfo } from './copied-columns.ts';
 import { type FlushProfile, FlushProfiler } from './flush-profile.ts';
@@ -183,6 +183,11 @@ export class TableChanges {
     return this.bytes.subarray(0, this.length);
   }
 
+  /** Bytes of the lines in memory. */
+  get memoryBytes(): number {
+    return this.length;
+  }
+
   private reserve(extra: number): void {
     if (this.length + extra <= this.bytes.length) return;
     let size = this.bytes.length * 2;
@@ -247,6 +252,17 @@ export class ChangeBatch {
     this.spillDir = undefined;
   }
 
+  /**
+   * Bytes of the lines held in memory, over all tables (spilled ones are on disk): a batch is
+   * flushed past a bound of these as well as of lines, so that a batch of the longest values
+   * the store holds stays within memory (docs/sync.md, "Values of any length").
+   */
+  get memoryBytes(): number {
+    let bytes = 0;
+    for (const changes of this.changes.values()) bytes += changes.memoryBytes;
+    return bytes;
+  }
+
   /** Whether lines are waiting, in memory or spilled. */
   get empty(): boolean {
     return this.size === 0 && this.spilledLines === 0;
@@ -284,10 +300,100 @@ export class ChangeBatch {
 
   /**
    * Writes the waiting changes inside the connection's open transaction, and empties the
-   * batch. A failure is an ApplyError naming the table and, when a value did not fit, the
-   * row; the transaction is rolled back by then.
+   * batch. A failure is an ApplyError naming the table, the row and the column (docs/sync.md,
+   * "When a change cannot be applied"): a value the read model's type cannot hold is found
+   * by a cast over the change file; any other failure (of the apply or of a derived part) by
+   * applying the batch's rows one at a time (`isolate`). The transaction is rolled back by then.
    */
   async flush(connection: DuckDBConnection): Promise<number> {
+    try {
+      return await this.write(connection);
+    } catch (error) {
+      if (error instanceof ApplyError && error.bad) throw error;
+      await connection.run('ROLLBACK').catch(() => undefined);
+      const found = await this.isolate(connection).catch(() => undefined);
+      const cause = error instanceof ApplyError ? (error.cause ?? error) : error;
+      if (found) throw new ApplyError(found.table, found.bad, cause);
+      throw error;
+    }
+  }
+
+  /**
+   * After a failed flush, with no transaction open: the first row of the batch (per key, as
+   * the apply writes it) whose flush fails on its own, each tried in a transaction rolled back
+   * after it, and the column that makes it fail (the first whose value, made NULL or else
+   * empty, lets it through). At most ISOLATE_ROWS rows are tried, a table at a time; it runs
+   * only after a failure, which costs a retry anyway.
+   */
+  private async isolate(
+    duck: DuckDBConnection,
+  ): Promise<{ table: string; bad: BadValue } | undefined> {
+    if (this.spilledLines > 0) await this.spill();
+    const dir = await mkdtemp(path.join(tmpdir(), 'ledgerline-isolate-'));
+    const fails = async (table: string, row: SourceRow, op: string) => {
+      const one = new ChangeBatch(this.tables, this.derived);
+      if (op === 'd') one.table(table).deleteKey(row);
+      else one.table(table).upsertRow(row);
+      await duck.run('BEGIN TRANSACTION');
+      try {
+        await one.write(duck);
+        return false;
+      } catch {
+        return true;
+      } finally {
+        await duck.run('ROLLBACK').catch(() => undefined);
+      }
+    };
+    try {
+      let tried = 0;
+      for (const changes of this.changes.values()) {
+        if (changes.lines === 0 && changes.spilled === 0) continue;
+        const file = changes.spillFile ?? path.join(dir, `${changes.table}.csv`);
+        if (!changes.spillFile) await writeFile(file, changes.content());
+        const keys = changes.keys.join(', ');
+        const read = await duck.runAndReadAll(
+          `SELECT * EXCLUDE (_seq) FROM ${changesCsv(file, changes.columns)}
+           QUALIFY row_number() OVER (PARTITION BY ${keys} ORDER BY _seq DESC) = 1
+           LIMIT ${ISOLATE_ROWS - tried}`,
+        );
+        const names = read.columnNames();
+        for (const values of read.getRows()) {
+          tried++;
+          const row: SourceRow = {};
+          names.forEach((name, i) => (row[name] = values[i] === null ? null : String(values[i])));
+          const op = row._op!;
+          if (!(await fails(changes.table, row, op))) continue;
+          const key = Object.fromEntries(changes.keys.map((k) => [k, row[k] ?? '']));
+          const candidates = changes.columns.filter(
+            (c) => !changes.keys.includes(c.name) && row[c.name] !== null,
+          );
+          for (const column of op === 'd' ? [] : candidates) {
+            for (const stand of [null, '']) {
+              if (!(await fails(changes.table, { ...row, [column.name]: stand }, op))) {
+                const value = row[column.name] ?? '';
+                return {
+                  table: changes.table,
+                  bad: {
+                    key,
+                    column: column.name,
+                    value: value.length > 200 ? `${value.slice(0, 200)}…` : value,
+                  },
+                };
+              }
+            }
+          }
+          return { table: changes.table, bad: { key, column: null, value: '' } };
+        }
+        if (tried >= ISOLATE_ROWS) break;
+      }
+      return undefined;
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  /** The flush itself (see there), without the search for what failed. */
+  private async write(connection: DuckDBConnection): Promise<number> {
     let written = 0;
     if (this.empty) return 0;
     const profiler = new FlushProfiler(connection);
@@ -444,6 +550,9 @@ const MAX_IDS = 1000;
 
 /** The temporary tables a flush reads its change files into (one per table, dropped at its end). */
 const CHANGES_PREFIX = 'sync_changes_';
+
+/** Rows of a failed batch tried one at a time at most (ChangeBatch.isolate). */
+const ISOLATE_ROWS = 500;
 
 /** The change file as text columns; an unquoted empty field is NULL, a quoted one the empty string. */
 function changesCsv(file: string, columns: ColumnInfo[]): string {

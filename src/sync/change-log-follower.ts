@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type pg from 'pg';
+import Cursor from 'pg-cursor';
 import { readSyncState, type SyncState } from '../readmodel/sync-state.ts';
 import type { BatchWriter } from './batch-writer.ts';
 import type { ChangeBatch, SourceRow } from './change-batch.ts';
@@ -9,6 +10,8 @@ import type { Lsn } from './lsn.ts';
 import { storeLsn } from './store-position.ts';
 
 const KEYS_PER_QUERY = 20_000;
+/** Rows read from a cursor at a time. */
+const ROWS_PER_READ = 1_000;
 
 export interface PollResult {
   changedKeys: number;
@@ -33,6 +36,8 @@ export class ChangeLogFollower {
     private readonly duck: DuckDBConnection,
     private readonly tables: Map<string, ColumnInfo[]>,
     private readonly writer: BatchWriter,
+    /** Bytes of change lines in memory past which they are written into the open transaction. */
+    private readonly flushBytes: number,
   ) {}
 
   /**
@@ -128,7 +133,12 @@ export class ChangeLogFollower {
     }
   }
 
-  /** The current rows of `keys` (PostgreSQL text, as replication sends them); a key without a row was deleted. */
+  /**
+   * The current rows of `keys` (PostgreSQL text, as replication sends them); a key without a
+   * row was deleted. Read through a cursor, ROWS_PER_READ at a time, and written into the
+   * open DuckDB transaction whenever the lines in memory pass `flushBytes`: a poll of many
+   * keys with the longest values the store holds stays within memory.
+   */
   private async readRows(
     client: pg.PoolClient,
     table: string,
@@ -142,14 +152,29 @@ export class ChangeLogFollower {
       columns.find((c) => c.name === name)?.type === 'UUID' ? 'uuid' : 'text';
     const match = keyNames.map((k) => `t.${k} = (x->>'${k}')::${pgType(k)}`).join(' AND ');
     const select = columns.map((c) => `t.${c.name}::text AS "${c.name}"`).join(', ');
-    const found = await client.query<SourceRow>(
-      `SELECT ${select} FROM jsonb_array_elements($1::jsonb) AS x JOIN ${table} t ON ${match}`,
-      [JSON.stringify(keys)],
-    );
-    const keyOf = (row: SourceRow) => keyNames.map((k) => row[k] ?? '').join('\u0000');
-    const present = new Set(found.rows.map(keyOf));
+    const keyOf = (row: Record<string, string | null | undefined>) =>
+      keyNames.map((k) => row[k] ?? '').join('\u0000');
     const changes = buffer.table(table);
+    const cursor = client.query(
+      new Cursor<SourceRow>(
+        `SELECT ${select} FROM jsonb_array_elements($1::jsonb) AS x JOIN ${table} t ON ${match}`,
+        [JSON.stringify(keys)],
+      ),
+    );
+    const present = new Set<string>();
+    try {
+      for (;;) {
+        const rows = await cursor.read(ROWS_PER_READ);
+        for (const row of rows) {
+          present.add(keyOf(row));
+          changes.upsertRow(row);
+        }
+        if (buffer.memoryBytes >= this.flushBytes) await this.writer.flush();
+        if (rows.length < ROWS_PER_READ) break;
+      }
+    } finally {
+      await cursor.close();
+    }
     for (const key of keys) if (!present.has(keyOf(key))) changes.deleteKey(key);
-    for (const row of found.rows) changes.upsertRow(row);
   }
 }

@@ -27,9 +27,16 @@ export class ChangeLogSource implements ChangeSource {
     run: SyncRun,
     private readonly events: SourceEvents,
     private readonly polls: PollWaiters,
+    options: { flushBytes: number },
   ) {
     this.writer = new BatchWriter(run);
-    this.follower = new ChangeLogFollower(run.pool, run.duck, run.tables, this.writer);
+    this.follower = new ChangeLogFollower(
+      run.pool,
+      run.duck,
+      run.tables,
+      this.writer,
+      options.flushBytes,
+    );
   }
 
   /** Turns logging on and loads the read model whole when it has no snapshot to go on from. */
@@ -37,11 +44,12 @@ export class ChangeLogSource implements ChangeSource {
     run: SyncRun,
     events: SourceEvents,
     polls: PollWaiters,
+    options: { flushBytes: number },
   ): Promise<ChangeLogSource> {
     const { from, loaded } = await prepareForChangeLog(run);
     if (loaded) events.loaded();
     if (from !== undefined) events.advanced(from);
-    return new ChangeLogSource(run, events, polls);
+    return new ChangeLogSource(run, events, polls, options);
   }
 
   follow(): Promise<void> {

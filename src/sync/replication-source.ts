@@ -12,12 +12,17 @@ import { PUBLICATION } from './replication/slot.ts';
 import { storeLsn } from './store-position.ts';
 import { StreamApplier, type Inbound } from './stream-applier.ts';
 
-// Stop reading from PostgreSQL past this many queued messages, go on below the second.
+// Stop reading from PostgreSQL past this many queued messages or bytes, go on below the
+// second of each: a queue of the longest rows the store holds (about 2 MB a message, old and
+// new row) stays within memory too.
 const QUEUE_HIGH = 100_000;
 const QUEUE_LOW = 20_000;
+const QUEUE_HIGH_BYTES = 64 * 1024 * 1024;
+const QUEUE_LOW_BYTES = 16 * 1024 * 1024;
 
 export interface ReplicationOptions {
   flushRows: number;
+  flushBytes: number;
   commitIntervalMs: number;
 }
 
@@ -38,6 +43,8 @@ export class ReplicationSource implements ChangeSource {
   private streamEnded: Promise<void> | undefined;
   private readonly queue = new Queue<Inbound>();
   private paused = false;
+  /** Bytes of the messages queued (keepalives count for nothing). */
+  private queuedBytes = 0;
   private working = false;
   /** The worker while it runs; it never rejects (errors go to SourceEvents.failed). */
   private draining: Promise<void> = Promise.resolve();
@@ -103,6 +110,7 @@ export class ReplicationSource implements ChangeSource {
     clearInterval(this.keepaliveTimer);
     await this.stream?.stop().catch(() => undefined);
     this.queue.clear();
+    this.queuedBytes = 0;
     // The worker ends after the item it is applying: a statement still running when its
     // DuckDB connection is closed never settles, and the worker would wait on it for good.
     await this.draining;
@@ -142,7 +150,8 @@ export class ReplicationSource implements ChangeSource {
 
   private enqueue(item: Inbound): void {
     this.queue.push(item);
-    if (!this.paused && this.queue.length > QUEUE_HIGH) {
+    if (Buffer.isBuffer(item)) this.queuedBytes += item.length;
+    if (!this.paused && (this.queue.length > QUEUE_HIGH || this.queuedBytes > QUEUE_HIGH_BYTES)) {
       this.paused = true;
       pauseStream(this.stream, true);
     }
@@ -156,7 +165,8 @@ export class ReplicationSource implements ChangeSource {
     try {
       while (this.queue.length > 0 && !this.stopping) {
         const item = this.queue.shift()!;
-        if (this.paused && this.queue.length < QUEUE_LOW) {
+        if (Buffer.isBuffer(item)) this.queuedBytes -= item.length;
+        if (this.paused && this.queue.length < QUEUE_LOW && this.queuedBytes < QUEUE_LOW_BYTES) {
           this.paused = false;
           pauseStream(this.stream, false);
         }

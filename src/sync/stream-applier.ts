@@ -9,8 +9,10 @@ import { PgoutputDecoder } from './replication/pgoutput-decoder.ts';
 export type Inbound = Buffer | { kind: 'keepalive'; lsn: Lsn; reply: boolean };
 
 export interface StreamApplierOptions {
-  /** Changes held in memory before they are written into the open DuckDB transaction. */
+  /** Changes held in memory before they are written into the open DuckDB transaction… */
   flushRows: number;
+  /** …or bytes of their lines, whichever comes first. */
+  flushBytes: number;
   /** Commit to DuckDB at least this often while changes stream in (ms). */
   commitIntervalMs: number;
   /** Tells the server the read model holds everything up to `position` (and asks for a
@@ -57,7 +59,7 @@ export class StreamApplier {
 
   /**
    * After a failure, applies every change up to `target` (the store's position when the
-   * retry began) as one DuckDB transaction, spilled to disk past `flushRows`. Committed one
+   * retry began) as one DuckDB transaction, spilled to disk past `flushRows` or `flushBytes`. Committed one
    * PostgreSQL transaction at a time, the one that failed would fail again for good, even
    * after a later one corrected its row; folded per key, the corrected row supersedes it.
    * Returns false when there is nothing to fold.
@@ -81,7 +83,10 @@ export class StreamApplier {
         return;
       case 'change':
         this.changed();
-        if (this.writer.batch.size >= this.options.flushRows) {
+        if (
+          this.writer.batch.size >= this.options.flushRows ||
+          this.writer.batch.memoryBytes >= this.options.flushBytes
+        ) {
           // A fold must not write a row before it has seen the change that may correct it.
           if (this.foldTo === undefined) await this.writer.flush();
           else await this.writer.batch.spill();

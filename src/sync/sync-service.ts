@@ -30,8 +30,10 @@ export interface SyncServiceOptions {
   derived: readonly DerivedTables[];
   log?: (line: string) => void;
   onProgress?: (progress: SyncProgress) => void;
-  /** Changes held in memory before they are written into the open DuckDB transaction. */
+  /** Changes held in memory before they are written into the open DuckDB transaction… */
   flushRows?: number;
+  /** …or bytes of their lines (default 64 MiB), whichever comes first. */
+  flushBytes?: number;
   /** Commit to DuckDB at least this often while changes stream in (ms). */
   commitIntervalMs?: number;
   /** How long `waitForStore` waits for the read model before giving up (ms; default 10 s). */
@@ -41,6 +43,9 @@ export interface SyncServiceOptions {
   /** …up to this (ms; default 30 s). */
   retryMaxMs?: number;
 }
+
+/** Bytes of change lines held in memory before a flush (SyncServiceOptions.flushBytes). */
+const DEFAULT_FLUSH_BYTES = 64 * 1024 * 1024;
 
 /**
  * Keeps the DuckDB read model equal to PostgreSQL (docs/sync.md). It composes the parts: a
@@ -193,6 +198,7 @@ export class SyncService {
         this.metrics.mode = 'replication';
         const replication = await ReplicationSource.open(run, this.events, this.lsnWaiters, {
           flushRows: options.flushRows ?? 50_000,
+          flushBytes: options.flushBytes ?? DEFAULT_FLUSH_BYTES,
           commitIntervalMs: options.commitIntervalMs ?? 200,
         });
         this.metrics.slotName = replication.slotName;
@@ -202,7 +208,9 @@ export class SyncService {
           `sync: logical replication is not available (${reason}); following the change log instead`,
         );
         this.metrics.mode = 'change-log';
-        source = await ChangeLogSource.open(run, this.events, this.pollWaiters);
+        source = await ChangeLogSource.open(run, this.events, this.pollWaiters, {
+          flushBytes: options.flushBytes ?? DEFAULT_FLUSH_BYTES,
+        });
       }
     } catch (error) {
       duck.closeSync();

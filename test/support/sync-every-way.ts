@@ -24,6 +24,8 @@ export interface SyncEveryWay {
   change: (pool: pg.Pool, mode: 'replication' | 'change-log') => Promise<void>;
   /** What must hold of the store's rows (`store`: table -> its rows, each as text) beyond equality. */
   expectStore: (store: Record<string, string[]>) => void;
+  /** Bytes of change lines the following syncs hold in memory before a flush (SyncService's flushBytes). */
+  flushBytes?: number;
 }
 
 /**
@@ -55,6 +57,7 @@ export function syncEveryWay(options: SyncEveryWay): void {
       readModel,
       derived: DERIVED_TABLES,
       status: new ReadModelStatus(),
+      ...(options.flushBytes ? { flushBytes: options.flushBytes } : {}),
     });
     try {
       await sync.start();
