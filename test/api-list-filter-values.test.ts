@@ -43,7 +43,7 @@ describe('repeated values of a multi-value filter', () => {
   let filters: ArrayFilter[];
 
   beforeAll(async () => {
-    h = await createHarness({ rateLimit: { burst: 100_000 } });
+    h = await createHarness({ rateLimit: { requests: 100_000 } });
     await h.importObject(smallSnapshot());
     await h.sync();
     const document = await h.app.inject({ method: 'GET', url: '/api/v1/openapi.json' });

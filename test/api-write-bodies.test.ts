@@ -30,7 +30,7 @@ describe('a write body that is not a JSON object', () => {
   let keys = 0;
 
   beforeAll(async () => {
-    h = await createHarness({ rateLimit: { burst: 100_000 } });
+    h = await createHarness({ rateLimit: { requests: 100_000 } });
     await h.importObject(smallSnapshot());
     await h.sync();
     const document = (
