@@ -291,7 +291,7 @@ export async function servedWorkspace(
       tokenEnv: 'test',
       sync,
       tokenIdentities,
-      rateLimit: { burst: 1e9, perSecond: 1e9 },
+      rateLimit: { requests: 1e9 },
       ...(options.dashboardDir ? { dashboardDir: options.dashboardDir } : {}),
     });
     const { rows } = await bench.pool.query<{ workspace_id: string; user_id: string }>(

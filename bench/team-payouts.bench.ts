@@ -33,7 +33,7 @@ try {
     readModel,
     status,
     tokenEnv: 'test',
-    rateLimit: { burst: 1e9, perSecond: 1e9 },
+    rateLimit: { requests: 1e9 },
     tokenIdentities,
   } as const;
   const app = await buildApp(appOptions);

@@ -11,15 +11,17 @@ const configSchema = z.object({
   PORT: z.coerce.number({ error: 'must be a port number' }).int().min(0).max(65535).default(3000),
   TOKEN_ENV: z.enum(['live', 'test']).default('live'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('warn'),
-  // Unset: DEFAULT_RATE_LIMIT of src/http/rate-limit.ts (20 per second, bursts of 100).
-  RATE_LIMIT_PER_SECOND: z.coerce
-    .number({ error: 'must be a number of requests per second' })
-    .positive()
-    .optional(),
-  RATE_LIMIT_BURST: z.coerce
+  // The per-token fixed window; unset: DEFAULT_RATE_LIMIT of src/http/rate-limit.ts (100
+  // requests per window of 5 s).
+  RATE_LIMIT_REQUESTS: z.coerce
     .number({ error: 'must be a whole number of requests' })
-    .int()
-    .min(1)
+    .int('must be a whole number of requests')
+    .min(1, 'must be at least 1')
+    .optional(),
+  RATE_LIMIT_WINDOW_SECONDS: z.coerce
+    .number({ error: 'must be a whole number of seconds' })
+    .int('must be a whole number of seconds')
+    .min(1, 'must be at least 1')
     .optional(),
   // Rows of each list's pages kept in memory (src/readmodel/record-cache.ts); 0 keeps none.
   RECORD_CACHE_ROWS: z.coerce
@@ -38,10 +40,10 @@ export interface Config {
   port: number;
   tokenEnv: 'live' | 'test';
   logLevel: z.infer<typeof configSchema>['LOG_LEVEL'];
-  /** Per-token requests per second; undefined takes the rate limiter's default. */
-  rateLimitPerSecond: number | undefined;
-  /** Per-token burst; undefined takes the rate limiter's default. */
-  rateLimitBurst: number | undefined;
+  /** Requests per window per token; undefined takes the rate limiter's default. */
+  rateLimitRequests: number | undefined;
+  /** Length of the rate limit's window in seconds; undefined takes the limiter's default. */
+  rateLimitWindowSeconds: number | undefined;
   /** Rows kept per list by the record cache. */
   recordCacheRows: number;
   /** Path of the export schedules file, resolved; undefined: no schedules. */
@@ -50,11 +52,26 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
+const FIXED_WINDOW =
+  'is no longer read: the per-token limit is a fixed window; set RATE_LIMIT_REQUESTS (requests per window, default 100) and RATE_LIMIT_WINDOW_SECONDS (its length in seconds, default 5) instead';
+
+/**
+ * Variables that are no longer read, with what replaced them. A server is refused rather
+ * than started with one set: it would silently run with a limit other than the one asked for.
+ */
+const RETIRED: Record<string, string> = {
+  RATE_LIMIT_PER_SECOND: FIXED_WINDOW,
+  RATE_LIMIT_BURST: FIXED_WINDOW,
+};
+
 /**
  * Reads the configuration from the environment. A bad value throws a ConfigError whose
  * message is one line naming the variable, for the CLI to print before exiting with 1.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  for (const [name, problem] of Object.entries(RETIRED))
+    if (env[name] !== undefined && env[name] !== '')
+      throw new ConfigError(`Invalid configuration: ${name} ${problem}`);
   const picked = Object.fromEntries(
     Object.keys(configSchema.shape).map((key) => [key, env[key] === '' ? undefined : env[key]]),
   );
@@ -72,8 +89,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: c.PORT,
     tokenEnv: c.TOKEN_ENV,
     logLevel: c.LOG_LEVEL,
-    rateLimitPerSecond: c.RATE_LIMIT_PER_SECOND,
-    rateLimitBurst: c.RATE_LIMIT_BURST,
+    rateLimitRequests: c.RATE_LIMIT_REQUESTS,
+    rateLimitWindowSeconds: c.RATE_LIMIT_WINDOW_SECONDS,
     recordCacheRows: c.RECORD_CACHE_ROWS,
     exportSchedules:
       c.EXPORT_SCHEDULES === undefined ? undefined : path.resolve(c.EXPORT_SCHEDULES),

@@ -20,7 +20,7 @@ describe('values the stores cannot hold', () => {
   beforeAll(async () => {
     // Hundreds of requests in a few seconds with one token: more than a window of the default
     // policy (100 per 5 s) lets through; the rate limit has its own tests (rate-limit.test.ts).
-    h = await createHarness({ live: true, rateLimit: { burst: 100_000 } });
+    h = await createHarness({ live: true, rateLimit: { requests: 100_000 } });
     await h.importObject(smallSnapshot());
     await h.sync();
   });

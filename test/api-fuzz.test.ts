@@ -298,7 +298,7 @@ describe('the API under fuzzed input (property)', () => {
   const cursors: string[] = [];
 
   beforeAll(async () => {
-    h = await createHarness({ live: true, rateLimit: { burst: 1e9, perSecond: 1e9 } });
+    h = await createHarness({ live: true, rateLimit: { requests: 1e9 } });
     await h.importObject(smallSnapshot());
     await h.sync();
     const document = await h.app.inject({ method: 'GET', url: '/api/v1/openapi.json' });

@@ -174,7 +174,7 @@ describe('PATCH /time-entries/{id}', () => {
   beforeAll(async () => {
     // Writes answer at their commit: the file's requests with one token outrun the 100 a
     // window the rate limit lets through (the limit has its own tests).
-    h = await createHarness({ live: true, rateLimit: { burst: 100_000 } });
+    h = await createHarness({ live: true, rateLimit: { requests: 100_000 } });
     await h.importObject(snapshot());
     await h.importObject(otherWorkspace());
     await h.importObject(tinySnapshot(1, 'free', FREE_TOKEN));

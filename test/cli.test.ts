@@ -38,6 +38,9 @@ describe('the command line', () => {
       expect(code).toBe(0);
       for (const command of COMMANDS) expect(stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
       expect(stdout).toContain('Environment: DATABASE_URL');
+      expect(stdout).toContain(
+        'RATE_LIMIT_REQUESTS (100 per window), RATE_LIMIT_WINDOW_SECONDS (5)',
+      );
     }
   });
 

@@ -37,7 +37,7 @@ describe('idempotent creates (decisions 3 and 6)', () => {
       status: h.status,
       tokenEnv: 'test',
       // Not what these tests are about: fifty requests at once must not meet the rate limit.
-      rateLimit: { perSecond: 10_000, burst: 10_000 },
+      rateLimit: { requests: 10_000, windowSeconds: 1 },
     });
     await app.register(
       async (api) => {

@@ -47,7 +47,7 @@ describe('GET /metrics', () => {
 
   beforeAll(async () => {
     // Two requests per window of 2,000 s: the third request of a token is refused.
-    h = await createHarness({ live: true, rateLimit: { perSecond: 0.001, burst: 2 } });
+    h = await createHarness({ live: true, rateLimit: { requests: 2, windowSeconds: 2000 } });
     await h.importObject(smallSnapshot());
     await h.sync();
   });

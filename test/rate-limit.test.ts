@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.ts';
@@ -17,7 +19,7 @@ describe('per-token rate limit over HTTP (decisions 3)', () => {
   beforeAll(async () => {
     h = await createHarness();
     await h.importObject(smallSnapshot());
-    app = await appWith({ perSecond: 1, burst: 3 }); // three requests per window of 3 s
+    app = await appWith({ requests: 3, windowSeconds: 3 });
     // The windows follow Date.now(), which the tests move by hand: no sleeping, no timing asserts.
     vi.useFakeTimers({ toFake: ['Date'] });
   });
@@ -37,15 +39,15 @@ describe('per-token rate limit over HTTP (decisions 3)', () => {
     });
   const advanceSeconds = (seconds: number) => vi.setSystemTime(Date.now() + seconds * 1000);
 
-  it('lets a burst through, then answers 429 rate_limited with Retry-After and the envelope', async () => {
-    const burst = [await me(TOKENS.owner), await me(TOKENS.owner), await me(TOKENS.owner)];
-    expect(burst.map((r) => r.statusCode)).toEqual([200, 200, 200]);
-    expect(burst.map((r) => r.headers['ratelimit-limit'])).toEqual(['3', '3', '3']);
-    expect(burst.map((r) => r.headers['ratelimit-remaining'])).toEqual(['2', '1', '0']);
+  it("lets the window's requests through at once, then answers 429 rate_limited with Retry-After and the envelope", async () => {
+    const first = [await me(TOKENS.owner), await me(TOKENS.owner), await me(TOKENS.owner)];
+    expect(first.map((r) => r.statusCode)).toEqual([200, 200, 200]);
+    expect(first.map((r) => r.headers['ratelimit-limit'])).toEqual(['3', '3', '3']);
+    expect(first.map((r) => r.headers['ratelimit-remaining'])).toEqual(['2', '1', '0']);
 
     const limited = await me(TOKENS.owner);
     expect(limited.statusCode).toBe(429);
-    // The window began with the burst, on a clock that has not moved since: three seconds left.
+    // The window began with the first request, on a clock that has not moved since: 3 s left.
     expect(limited.headers['retry-after']).toBe('3');
     expect(limited.headers['ratelimit-remaining']).toBe('0');
     expect(limited.json()).toEqual({
@@ -106,7 +108,7 @@ describe('per-token rate limit over HTTP (decisions 3)', () => {
   });
 
   it('keeps at most maxKeys tokens: the least recently used one is forgotten', async () => {
-    const small = await appWith({ perSecond: 1, burst: 1, maxKeys: 2 });
+    const small = await appWith({ requests: 1, windowSeconds: 1, maxKeys: 2 });
     try {
       expect((await me(TOKENS.owner, small)).statusCode).toBe(200);
       expect((await me(TOKENS.owner, small)).statusCode).toBe(429);
@@ -121,7 +123,7 @@ describe('per-token rate limit over HTTP (decisions 3)', () => {
     }
   });
 
-  it('starts a new window after Retry-After seconds, with the whole burst again', async () => {
+  it('refuses for the rest of the window however long the token waited, then starts a new one', async () => {
     // The admin spent its window above.
     const limited = await me(TOKENS.admin);
     expect(limited.statusCode).toBe(429);
@@ -130,29 +132,34 @@ describe('per-token rate limit over HTTP (decisions 3)', () => {
     expect(again.map((r) => r.statusCode)).toEqual([200, 200, 200]);
     expect(again.map((r) => r.headers['ratelimit-remaining'])).toEqual(['2', '1', '0']);
     expect((await me(TOKENS.admin)).statusCode).toBe(429);
+    // A fixed window, not a rate: no request comes back as time passes, until it ends.
+    advanceSeconds(2);
+    const late = await me(TOKENS.admin);
+    expect(late.statusCode).toBe(429);
+    expect(late.headers['retry-after']).toBe('1');
+    advanceSeconds(1);
+    expect((await me(TOKENS.admin)).statusCode).toBe(200);
   });
 });
 
 describe('rate limit policy', () => {
-  it('turns 20 per second with bursts of 100 into 100 requests per 5 s, 10,000 tokens kept', () => {
-    expect(rateLimitPolicy()).toEqual({ quota: 100, windowSeconds: 5, maxKeys: 10_000 });
-    expect(DEFAULT_RATE_LIMIT).toMatchObject({ perSecond: 20, burst: 100 });
-  });
-
-  it('rounds the window up to whole seconds, at least 1, so the rate never rises', () => {
-    expect(rateLimitPolicy({ perSecond: 3, burst: 10 })).toMatchObject({
-      quota: 10,
-      windowSeconds: 4,
+  it('is 100 requests per window of 5 s by default, 10,000 tokens kept', () => {
+    expect(DEFAULT_RATE_LIMIT).toEqual({ requests: 100, windowSeconds: 5, maxKeys: 10_000 });
+    expect(rateLimitPolicy()).toEqual(DEFAULT_RATE_LIMIT);
+    expect(rateLimitPolicy({ requests: 10 })).toEqual({
+      requests: 10,
+      windowSeconds: 5,
+      maxKeys: 10_000,
     });
-    expect(rateLimitPolicy({ perSecond: 0.4, burst: 1 })).toMatchObject({ windowSeconds: 3 });
-    expect(rateLimitPolicy({ perSecond: 1e9, burst: 5 })).toMatchObject({ windowSeconds: 1 });
   });
 
   it.each([
-    { perSecond: 0 },
-    { perSecond: Number.NaN },
-    { burst: 0 },
-    { burst: 1.5 },
+    { requests: 0 },
+    { requests: 1.5 },
+    { requests: Number.NaN },
+    { windowSeconds: 0 },
+    { windowSeconds: 0.5 },
+    { windowSeconds: Number.POSITIVE_INFINITY },
     { maxKeys: 0 },
   ])('refuses the options %j', (options) => {
     expect(() => rateLimitPolicy(options)).toThrow(RangeError);
@@ -160,24 +167,58 @@ describe('rate limit policy', () => {
 });
 
 describe('rate limit configuration', () => {
-  it('reads RATE_LIMIT_PER_SECOND and RATE_LIMIT_BURST, unset meaning the defaults', () => {
-    expect(loadConfig({ RATE_LIMIT_PER_SECOND: '2.5', RATE_LIMIT_BURST: '10' })).toMatchObject({
-      rateLimitPerSecond: 2.5,
-      rateLimitBurst: 10,
-    });
+  it('reads RATE_LIMIT_REQUESTS and RATE_LIMIT_WINDOW_SECONDS, unset meaning the defaults', () => {
+    expect(
+      loadConfig({ RATE_LIMIT_REQUESTS: '10', RATE_LIMIT_WINDOW_SECONDS: '60' }),
+    ).toMatchObject({ rateLimitRequests: 10, rateLimitWindowSeconds: 60 });
     expect(loadConfig({})).toMatchObject({
-      rateLimitPerSecond: undefined,
-      rateLimitBurst: undefined,
+      rateLimitRequests: undefined,
+      rateLimitWindowSeconds: undefined,
     });
   });
 
   it.each([
-    [{ RATE_LIMIT_PER_SECOND: '0' }, /^Invalid configuration: RATE_LIMIT_PER_SECOND /],
-    [{ RATE_LIMIT_PER_SECOND: 'fast' }, /^Invalid configuration: RATE_LIMIT_PER_SECOND /],
-    [{ RATE_LIMIT_BURST: '1.5' }, /^Invalid configuration: RATE_LIMIT_BURST /],
-    [{ RATE_LIMIT_BURST: '0' }, /^Invalid configuration: RATE_LIMIT_BURST /],
+    [{ RATE_LIMIT_REQUESTS: '0' }, /^Invalid configuration: RATE_LIMIT_REQUESTS /],
+    [{ RATE_LIMIT_REQUESTS: '2.5' }, /^Invalid configuration: RATE_LIMIT_REQUESTS /],
+    [{ RATE_LIMIT_REQUESTS: 'many' }, /^Invalid configuration: RATE_LIMIT_REQUESTS /],
+    [{ RATE_LIMIT_WINDOW_SECONDS: '0' }, /^Invalid configuration: RATE_LIMIT_WINDOW_SECONDS /],
+    [{ RATE_LIMIT_WINDOW_SECONDS: '0.5' }, /^Invalid configuration: RATE_LIMIT_WINDOW_SECONDS /],
   ])('names a bad value in one line: %j', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it.each(['RATE_LIMIT_PER_SECOND', 'RATE_LIMIT_BURST'])(
+    'refuses the retired %s, naming the settings that replace it',
+    (name) => {
+      const load = () => loadConfig({ [name]: '20' });
+      expect(load).toThrow(ConfigError);
+      expect(load).toThrow(
+        new RegExp(
+          `^Invalid configuration: ${name} .*RATE_LIMIT_REQUESTS.*RATE_LIMIT_WINDOW_SECONDS`,
+        ),
+      );
+    },
+  );
+
+  it.each([
+    ['npm run cli -- serve', ['src/cli/main.ts', 'serve']],
+    ['npm start', ['src/main.ts']],
+  ])('`%s` with RATE_LIMIT_BURST set fails at start: one line, exit code 1', async (_, args) => {
+    const started = await promisify(execFile)(process.execPath, ['--import', 'tsx', ...args], {
+      // A store that does not answer: a server that read past the configuration would fail
+      // to connect instead, with another message.
+      env: { ...process.env, RATE_LIMIT_BURST: '100', DATABASE_URL: 'postgres://127.0.0.1:1/none' },
+      timeout: 60_000,
+    }).then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(started.code).toBe(1);
+    expect(started.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        /^error: Invalid configuration: RATE_LIMIT_BURST .*RATE_LIMIT_REQUESTS.*RATE_LIMIT_WINDOW_SECONDS/,
+      ),
+    ]);
   });
 });

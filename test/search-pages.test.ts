@@ -81,7 +81,7 @@ describe('search pages chosen from the index', () => {
   let duck: DuckDBConnection;
 
   beforeAll(async () => {
-    h = await createHarness({ live: true, rateLimit: { burst: 1e9, perSecond: 1e9 } });
+    h = await createHarness({ live: true, rateLimit: { requests: 1e9 } });
     await h.importObject(snapshot);
     await h.sync();
     duck = await h.readModel.connect();

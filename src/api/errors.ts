@@ -1,42 +1,77 @@
+/**
+ * Every error code the API answers, with its status: the one list the error answers take both
+ * from (ApiError, the error handler, the answers written before routing), and the one
+ * docs/api.md's table of errors is checked against (test/error-docs.test.ts). A code has one
+ * status; a new failure either reuses a code or adds it here, and to that table.
+ */
+export const ERROR_STATUSES = {
+  malformed_request: 400,
+  malformed_json: 400,
+  idempotency_key_required: 400,
+  unauthenticated: 401,
+  forbidden_plan: 402,
+  forbidden_scope: 403,
+  not_found: 404,
+  not_acceptable: 406,
+  request_timeout: 408,
+  idempotency_in_progress: 409,
+  entry_locked: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  validation_failed: 422,
+  invalid_cursor: 422,
+  invalid_query: 422,
+  idempotency_key_reused: 422,
+  duration_conflict: 422,
+  rate_limited: 429,
+  header_too_large: 431,
+  internal_error: 500,
+  read_model_unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUSES;
+
 export interface ErrorBody {
-  code: string;
+  code: ErrorCode;
   message: string;
   fields?: Record<string, string>;
   requiredPlan?: string;
   feature?: string;
 }
 
-/** An error the API answers with on purpose: a status, a machine code and one sentence for a person. */
+/**
+ * An error the API answers with on purpose: a machine code (its status comes with it, from
+ * ERROR_STATUSES) and one sentence for a person.
+ */
 export class ApiError extends Error {
+  readonly status: number;
   constructor(
-    readonly status: number,
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
     readonly extra: Omit<ErrorBody, 'code' | 'message'> = {},
   ) {
     super(message);
+    this.status = ERROR_STATUSES[code];
   }
 }
 
 export const unauthenticated = () =>
-  new ApiError(401, 'unauthenticated', 'A valid bearer token is required.');
+  new ApiError('unauthenticated', 'A valid bearer token is required.');
 export const forbiddenScope = () =>
-  new ApiError(403, 'forbidden_scope', 'Your token does not allow this action.');
-export const notFound = () =>
-  new ApiError(404, 'not_found', 'The requested resource does not exist.');
+  new ApiError('forbidden_scope', 'Your token does not allow this action.');
+export const notFound = () => new ApiError('not_found', 'The requested resource does not exist.');
 export const forbiddenPlan = (requiredPlan: 'studio' | 'agency', feature: string) =>
-  new ApiError(402, 'forbidden_plan', `This feature needs the ${requiredPlan} plan.`, {
+  new ApiError('forbidden_plan', `This feature needs the ${requiredPlan} plan.`, {
     requiredPlan,
     feature,
   });
 export const validationFailed = (fields: Record<string, string>) =>
-  new ApiError(422, 'validation_failed', 'Some values are invalid.', { fields });
+  new ApiError('validation_failed', 'Some values are invalid.', { fields });
 export const invalidQuery = (fields: Record<string, string>) =>
-  new ApiError(422, 'invalid_query', 'The query has unknown or repeated parameters.', { fields });
+  new ApiError('invalid_query', 'The query has unknown or repeated parameters.', { fields });
 /** A time entry's duration sent beside a `startTime`+`endTime` pair it differs from (decisions 3). */
 export const durationConflict = (fields: Record<string, string>) =>
   new ApiError(
-    422,
     'duration_conflict',
     'The duration sent differs from the time between startTime and endTime.',
     { fields },
@@ -44,41 +79,35 @@ export const durationConflict = (fields: Record<string, string>) =>
 /** A time entry on a SENT/PAID invoice or an APPROVED team bill (decisions 3); `fields` names what it tried to change. */
 export const entryLocked = (fields: Record<string, string>) =>
   new ApiError(
-    409,
     'entry_locked',
     'This time entry is on a sent or paid invoice or an approved team bill, so its duration, date, project and user cannot change.',
     { fields },
   );
 export const idempotencyKeyRequired = () =>
-  new ApiError(400, 'idempotency_key_required', 'This request needs an Idempotency-Key header.');
+  new ApiError('idempotency_key_required', 'This request needs an Idempotency-Key header.');
 export const idempotencyKeyReused = () =>
   new ApiError(
-    422,
     'idempotency_key_reused',
     'This Idempotency-Key was already used for a different request.',
   );
 export const idempotencyInProgress = () =>
   new ApiError(
-    409,
     'idempotency_in_progress',
     'A request with this Idempotency-Key is still being processed; retry shortly.',
   );
 /** The Accept header admits none of the media types the route answers (docs/decisions.md). */
 export const notAcceptable = (offered: readonly string[]) =>
   new ApiError(
-    406,
     'not_acceptable',
     `This endpoint answers ${offered.join(' or ')}; the Accept header admits none of them.`,
   );
 export const rateLimited = () =>
   new ApiError(
-    429,
     'rate_limited',
     'This token has sent too many requests; retry after the time in Retry-After.',
   );
 export const readModelUnavailable = () =>
   new ApiError(
-    503,
     'read_model_unavailable',
     'Reports are not available yet; the first sync is still running.',
   );
@@ -88,7 +117,6 @@ export const readModelUnavailable = () =>
  */
 export const positionNotReached = (waitMs: number) =>
   new ApiError(
-    503,
     'read_model_unavailable',
     `The read model has not reached the data position this read waits for (the token's last write, or X-Data-Position) within ${waitMs / 1000} s. The write is saved: read again later.`,
   );

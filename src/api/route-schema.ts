@@ -2,7 +2,7 @@ import type { FastifyPluginAsync, FastifyRequest, FastifySchemaCompiler } from '
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { requireAccess, type AccessRule } from './access.ts';
-import { notFound } from './errors.ts';
+import { notFound, type ErrorCode } from './errors.ts';
 import { parseQuery } from './list/list-query.ts';
 import type { RouteContext } from './route-context.ts';
 import { strictQuery } from './strict-query.ts';
@@ -104,8 +104,11 @@ export const validateInput: FastifySchemaCompiler<z.ZodType> = ({ schema, httpPa
   throw new Error(`validate ${String(httpPart)} in the handler (readInHandler)`);
 };
 
+/** Error codes a route declares it answers, by status (each code's status is ERROR_STATUSES'). */
+export type ErrorsByStatus = Readonly<Record<number, readonly ErrorCode[]>>;
+
 /** Error statuses every API route can answer, and their codes (decisions 3). */
-const COMMON_ERRORS: Record<number, string[]> = {
+const COMMON_ERRORS: ErrorsByStatus = {
   401: ['unauthenticated'],
   402: ['forbidden_plan'],
   403: ['forbidden_scope'],
@@ -113,14 +116,14 @@ const COMMON_ERRORS: Record<number, string[]> = {
   500: ['internal_error'],
 };
 
-const NEGOTIATION = ['not_acceptable'];
+const NEGOTIATION: readonly ErrorCode[] = ['not_acceptable'];
 
 /** The error envelope with the codes one status of one route answers with. */
-export function errorEnvelope(codes: readonly string[]) {
+export function errorEnvelope(codes: readonly ErrorCode[]) {
   return z
     .object({
       error: z.object({
-        code: z.enum(codes as [string, ...string[]]),
+        code: z.enum(codes as [ErrorCode, ...ErrorCode[]]),
         message: z.string(),
         fields: z.record(z.string(), z.string()).optional(),
         requiredPlan: z.enum(['studio', 'agency']).optional(),
@@ -143,13 +146,13 @@ export interface FileResponse {
  */
 export function responses<S extends Record<number, z.ZodType | FileResponse>>(
   success: S,
-  errors: Record<number, string[]>,
+  errors: ErrorsByStatus,
 ): S & Record<number, z.ZodType> {
   const all: Record<number, z.ZodType | FileResponse> = { ...success };
   // A JSON answer is negotiated (src/http/arrow-answer.ts): an Accept header that admits
   // neither JSON nor, on a list or report, Arrow is 406. A file answer is chosen by its query.
   const negotiated = Object.values(success).some((s) => s instanceof z.ZodType);
-  const own: Record<number, string[]> = negotiated ? { ...errors, 406: NEGOTIATION } : errors;
+  const own: ErrorsByStatus = negotiated ? { ...errors, 406: NEGOTIATION } : errors;
   const statuses = new Set([...Object.keys(COMMON_ERRORS), ...Object.keys(own)].map(Number));
   for (const status of statuses) {
     const codes = new Set([...(COMMON_ERRORS[status] ?? []), ...(own[status] ?? [])]);
@@ -163,7 +166,7 @@ export function responses<S extends Record<number, z.ZodType | FileResponse>>(
  * impossible `X-Data-Position` (422), and a position the read model did not reach within the
  * wait (503; src/http/data-position.ts).
  */
-const READ_MODEL_ERRORS: Record<number, string[]> = {
+const READ_MODEL_ERRORS: ErrorsByStatus = {
   422: ['validation_failed'],
   503: ['read_model_unavailable'],
 };
@@ -171,39 +174,39 @@ const READ_MODEL_ERRORS: Record<number, string[]> = {
 /** A GET of the read model's responses: `responses`, with the errors of its data position. */
 export function readResponses<S extends Record<number, z.ZodType | FileResponse>>(
   success: S,
-  errors: Record<number, string[]>,
+  errors: ErrorsByStatus,
 ): S & Record<number, z.ZodType> {
-  const all: Record<number, string[]> = { ...errors };
+  const all: Record<number, readonly ErrorCode[]> = { ...errors };
   for (const [status, codes] of Object.entries(READ_MODEL_ERRORS))
     all[Number(status)] = [...new Set([...(all[Number(status)] ?? []), ...codes])];
   return responses(success, all);
 }
 
 /** A list's errors besides the common ones. */
-export const LIST_ERRORS = {
+export const LIST_ERRORS: ErrorsByStatus = {
   422: ['validation_failed', 'invalid_cursor'],
   503: ['read_model_unavailable'],
 };
 /** A write's errors besides the common ones. */
-export const WRITE_ERRORS = {
+export const WRITE_ERRORS: ErrorsByStatus = {
   400: ['malformed_json'],
   413: ['payload_too_large'],
   415: ['unsupported_media_type'],
   422: ['validation_failed'],
 };
 /** A create's errors: a write's, and its Idempotency-Key's. */
-export const CREATE_ERRORS = {
+export const CREATE_ERRORS: ErrorsByStatus = {
   ...WRITE_ERRORS,
   409: ['idempotency_in_progress'],
   422: ['validation_failed', 'idempotency_key_reused'],
 };
 /** A create whose Idempotency-Key is required: a create's errors, and the missing key's. */
-export const KEYED_CREATE_ERRORS = {
+export const KEYED_CREATE_ERRORS: ErrorsByStatus = {
   ...CREATE_ERRORS,
   400: ['malformed_json', 'idempotency_key_required'],
 };
 /** A PATCH's errors: a write's, and the record's. */
-export const UPDATE_ERRORS = { ...WRITE_ERRORS, 404: ['not_found'] };
+export const UPDATE_ERRORS: ErrorsByStatus = { ...WRITE_ERRORS, 404: ['not_found'] };
 
 /** A path `{id}`: a record's uuid (anything else is the 404 of a missing record). */
 export const idParams = z.object({ id: z.uuid() });

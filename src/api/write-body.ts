@@ -62,13 +62,22 @@ export const integerInput = documentAs(
 );
 
 /**
+ * Whether a parsed body is a JSON object. Not `typeof body === 'object'`: the lossless parser
+ * makes a JSON number a JsonNumber, an object too, and a body `1` would read as an object
+ * without fields (an empty PATCH). JSON objects are plain objects; nothing else is.
+ */
+function isJsonObject(body: unknown): body is Record<string, unknown> {
+  if (typeof body !== 'object' || body === null) return false;
+  return Object.getPrototypeOf(body) === Object.prototype;
+}
+
+/**
  * Parses a write body, or throws 422 `validation_failed` naming each bad field. Text holding
  * U+0000 is refused wherever it is in the body (`tags.1`), unknown fields included: the store
  * cannot hold it, and one check here covers every field of every write.
  */
 export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body))
-    throw validationFailed({ body: 'must be a JSON object' });
+  if (!isJsonObject(body)) throw validationFailed({ body: 'must be a JSON object' });
   // The names come from the body: no prototype, so `__proto__` is a field like any other.
   const fields = Object.create(null) as Record<string, string>;
   for (const path of nulPaths(body)) fields[path.join('.')] ??= NUL_MESSAGE;

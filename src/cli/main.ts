@@ -20,7 +20,7 @@ import { startProgress } from './progress.ts';
 import { serve, syncNow } from './serve.ts';
 
 const ENVIRONMENT =
-  'Environment: DATABASE_URL, DATA_DIR (./.data), HOST (127.0.0.1), PORT (3000), TOKEN_ENV (live|test), EXPORT_SCHEDULES';
+  'Environment: DATABASE_URL, DATA_DIR (./.data), HOST (127.0.0.1), PORT (3000), TOKEN_ENV (live|test), RATE_LIMIT_REQUESTS (100 per window), RATE_LIMIT_WINDOW_SECONDS (5), EXPORT_SCHEDULES';
 
 /** A whole number of an option (commander names the option in its error). */
 function wholeNumber(value: string): number {

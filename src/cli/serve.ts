@@ -41,8 +41,10 @@ export async function serve(
     recordCacheRows: config.recordCacheRows,
     tokenIdentities,
     rateLimit: {
-      ...(config.rateLimitPerSecond === undefined ? {} : { perSecond: config.rateLimitPerSecond }),
-      ...(config.rateLimitBurst === undefined ? {} : { burst: config.rateLimitBurst }),
+      ...(config.rateLimitRequests === undefined ? {} : { requests: config.rateLimitRequests }),
+      ...(config.rateLimitWindowSeconds === undefined
+        ? {}
+        : { windowSeconds: config.rateLimitWindowSeconds }),
     },
   });
   const scheduler = new ExportScheduler({

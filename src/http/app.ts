@@ -53,7 +53,7 @@ export interface AppDependencies {
   sync?: SyncService;
   /** How long a GET waits for the data position it needs before 503 (ms; default 10 s). */
   positionWaitMs?: number;
-  /** Per-token request rate (decisions 3); unset fields take DEFAULT_RATE_LIMIT. */
+  /** Requests per fixed window per token (decisions 3); unset fields take DEFAULT_RATE_LIMIT. */
   rateLimit?: Partial<RateLimitOptions>;
   /** Rows kept per list in the record cache (RECORD_CACHE_ROWS; default 50,000). */
   recordCacheRows?: number;

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ERROR_STATUSES, type ErrorBody } from '../api/errors.ts';
+import { answerError } from './error-handler.ts';
 
 // Requests that fail before any route runs still get the error envelope (decisions 3) and an
 // X-Request-Id: what Node's HTTP parser refuses, and what Fastify's router cannot route.
@@ -13,19 +15,20 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
  */
 export const MAX_PARAM_LENGTH = 16 * 1024;
 
-const PARSER_ERRORS: Record<string, [status: number, code: string, message: string]> = {
-  HPE_HEADER_OVERFLOW: [
-    431,
-    'header_too_large',
-    'The URL and headers of the request are larger than 16 KiB.',
-  ],
-  ERR_HTTP_REQUEST_TIMEOUT: [408, 'request_timeout', 'The request did not arrive in time.'],
+const PARSER_ERRORS: Record<string, ErrorBody> = {
+  HPE_HEADER_OVERFLOW: {
+    code: 'header_too_large',
+    message: 'The URL and headers of the request are larger than 16 KiB.',
+  },
+  ERR_HTTP_REQUEST_TIMEOUT: {
+    code: 'request_timeout',
+    message: 'The request did not arrive in time.',
+  },
 };
-const NOT_HTTP: [number, string, string] = [
-  400,
-  'malformed_request',
-  'The request is not valid HTTP/1.1.',
-];
+const NOT_HTTP: ErrorBody = {
+  code: 'malformed_request',
+  message: 'The request is not valid HTTP/1.1.',
+};
 
 /**
  * Fastify's `clientErrorHandler`: Node's parser refused the request (headers over 16 KiB,
@@ -40,10 +43,11 @@ export function answerClientError(
 ): void {
   // A reset connection has nobody left to answer.
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const [status, code, message] = PARSER_ERRORS[error.code ?? ''] ?? NOT_HTTP;
+  const answer = PARSER_ERRORS[error.code ?? ''] ?? NOT_HTTP;
+  const status = ERROR_STATUSES[answer.code];
   const requestId = randomUUID();
   this.log.debug({ err: error, requestId }, 'client error');
-  const body = JSON.stringify({ error: { code, message, requestId } });
+  const body = JSON.stringify({ error: { ...answer, requestId } });
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
@@ -67,17 +71,16 @@ export function answerFrameworkError(
   request: FastifyRequest,
   reply: FastifyReply,
 ): void {
-  void reply
-    .status(400)
-    .header('X-Request-Id', request.id)
-    .send({
-      error: {
-        code: 'malformed_request',
-        message:
-          error.code === 'FST_ERR_BAD_URL'
-            ? 'The URL is not valid: a percent-encoded part does not decode as UTF-8.'
-            : 'The URL cannot be routed.',
-        requestId: request.id,
-      },
-    });
+  void reply.header('X-Request-Id', request.id);
+  void answerError(
+    reply,
+    {
+      code: 'malformed_request',
+      message:
+        error.code === 'FST_ERR_BAD_URL'
+          ? 'The URL is not valid: a percent-encoded part does not decode as UTF-8.'
+          : 'The URL cannot be routed.',
+    },
+    request.id,
+  );
 }

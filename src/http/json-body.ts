@@ -62,7 +62,7 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
       if (text.trim() === '') throw new SyntaxError('empty');
       done(null, parseJsonLosslessly(text));
     } catch {
-      done(new ApiError(400, 'malformed_json', 'The request body is not valid JSON.'), undefined);
+      done(new ApiError('malformed_json', 'The request body is not valid JSON.'), undefined);
     }
   });
 }

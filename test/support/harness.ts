@@ -83,7 +83,7 @@ export async function createHarness(
     // the machine answers: 100 requests in 5 s came to be reached there. The per-token limit
     // is not what it tests (test/rate-limit.test.ts does).
     ...(options.dashboard && !options.rateLimit
-      ? { rateLimit: { perSecond: 1_000, burst: 10_000 } }
+      ? { rateLimit: { requests: 10_000, windowSeconds: 10 } }
       : {}),
     ...(options.dashboard ? { dashboardDir: inject('dashboardDir') } : {}),
   });

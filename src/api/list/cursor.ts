@@ -8,7 +8,6 @@ const MAX_CURSOR_LENGTH = 4000;
 
 export const invalidCursor = () =>
   new ApiError(
-    422,
     'invalid_cursor',
     'The cursor does not belong to this list: pass nextCursor back unchanged, with the same filters and sort.',
     { fields: { cursor: 'was issued for another caller, filter set or sort, or was changed' } },

@@ -15,18 +15,29 @@ export function once<T extends z.ZodType<unknown, string>>(schema: T) {
   );
 }
 
-/** A repeated parameter, read as OR: duplicates dropped, at most 25 distinct values. */
+/** The most values a multi-value filter takes, counted as given. */
+const MAX_FILTER_VALUES = 25;
+
+/**
+ * A repeated parameter, read as OR: at most 25 values, counted as given (a value sent twice
+ * counts twice, so the limit bounds what a request may send, not what it means), then
+ * duplicates dropped and the rest sorted, the normal form a cursor binds.
+ */
 export function many<T extends z.ZodType<string, string>>(item: T) {
   const schema = z
     .union([z.string(), z.array(z.string())])
     .transform((value) => (Array.isArray(value) ? value : [value]))
-    .pipe(z.array(item))
-    .transform((values: string[]) => [...new Set(values)].sort())
-    .refine((values) => values.length <= 25, 'takes at most 25 distinct values');
+    .pipe(
+      z
+        .array(item)
+        .max(MAX_FILTER_VALUES, `takes at most ${MAX_FILTER_VALUES} values, repeats included`),
+    )
+    .transform((values: string[]) => [...new Set(values)].sort());
   return documentAs(schema, () => ({
     type: 'array',
     items: inputJsonSchema(item),
-    description: 'Repeat the parameter for several values (any of them matches); at most 25.',
+    maxItems: MAX_FILTER_VALUES,
+    description: `Repeat the parameter for several values (any of them matches); at most ${MAX_FILTER_VALUES}, repeats included.`,
   }));
 }
 

@@ -8,6 +8,7 @@ import {
   readInHandler,
   readStrictQuery,
   strictQuerySchema,
+  type ErrorsByStatus,
   type RoutePlugin,
   readResponses,
 } from '../../api/route-schema.ts';
@@ -45,11 +46,11 @@ const FINALIZED_WHO =
   'Who may call: Owner, Admin; read scope; Studio or Agency (drafts on Agency only).';
 const AGENCY_WHO = 'Who may call: Owner, Admin; read scope; Agency plan.';
 
-const LIST_ERRORS = {
+const LIST_ERRORS: ErrorsByStatus = {
   422: ['validation_failed', 'invalid_query', 'invalid_cursor'],
   503: ['read_model_unavailable'],
 };
-const RECORD_ERRORS = {
+const RECORD_ERRORS: ErrorsByStatus = {
   404: ['not_found'],
   422: ['invalid_query'],
   503: ['read_model_unavailable'],
