@@ -65,8 +65,10 @@ describe('a write whose answer cannot be built or checked', () => {
       expect(before.tags).toEqual(['a', null]);
     });
 
-    it('DELETE answers 500 and does not archive it', async () => {
-      expectInternalError(await send('DELETE', `/tasks/${ids.task}`));
+    it('DELETE answers 500 naming the field, and does not archive it', async () => {
+      const res = await send('DELETE', `/tasks/${ids.task}`);
+      expectInternalError(res);
+      expect(res.body.error.message).toMatch(/\btags\b.*not completed/);
       expect(await storedTask()).toEqual(before);
     });
 
