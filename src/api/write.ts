@@ -54,10 +54,10 @@ export interface UpdateSteps<R, I, B> {
 }
 
 /**
- * A PATCH of one record, its checks in the order of decisions 2: the record (404, whatever
- * the body), then whether the caller may change it (403), then the body (422), then the
- * write. One transaction, with the record locked from the start and the answer checked before
- * the COMMIT, as runWrite.
+ * A PATCH of one record, its checks in the order of docs/decisions.md (Writes, "Order of a
+ * PATCH"): the record (404, whatever the body), then whether the caller may change it (403),
+ * then the body (422), then the write. One transaction, with the record locked from the start
+ * and the answer checked before the COMMIT, as runWrite.
  */
 export async function runUpdate<R, I, B>(
   context: RouteContext,
