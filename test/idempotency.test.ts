@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sql, type Transaction } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { API_PREFIX, buildApp } from '../src/http/app.ts';
 import { validationFailed } from '../src/api/errors.ts';
 import { purgeExpiredIdempotencyKeys, runIdempotent } from '../src/api/idempotency.ts';
@@ -52,8 +53,19 @@ describe('idempotent creates (decisions 3 and 6)', () => {
             },
             (trx) => testWrite(trx, request),
           );
-        // Every API route declares who may call it; these take any token.
-        const any = { config: { access: {} } };
+        // Every API route declares who may call it (these take any token) and what it answers,
+        // which a write checks before its COMMIT.
+        const any = {
+          config: { access: {} },
+          schema: {
+            response: {
+              201: z.object({
+                data: z.object({ id: z.string(), name: z.string(), createdAt: z.string() }),
+              }),
+              409: z.object({ error: z.object({ code: z.string(), message: z.string() }) }),
+            },
+          },
+        };
         api.post('/test-writes', any, route(true));
         api.put('/test-writes', any, route(true));
         api.post('/test-writes-other', any, route(true));

@@ -223,7 +223,9 @@ describe('keys that lead with the record id (0008_keys_lead_with_ids)', () => {
       const entries = await count();
       expect(before).toContainEqual(expect.stringMatching(/UNIQUE \(workspace_id, id\)$/));
 
-      expect(await migrate(store.pool)).toEqual(['0008_keys_lead_with_ids']);
+      expect(await migrate(store.pool, { upTo: '0008_keys_lead_with_ids' })).toEqual([
+        '0008_keys_lead_with_ids',
+      ]);
       const after = await keysAndIndexes(store.pool);
       expect(after).toEqual(await keysAndIndexes(freshPool));
       expect(
@@ -241,6 +243,104 @@ describe('keys that lead with the record id (0008_keys_lead_with_ids)', () => {
       await store.drop();
       await freshPool.end();
       await fresh.drop();
+    }
+  });
+});
+
+describe('NULL elements in arrays (0009_array_elements)', () => {
+  let store: Awaited<ReturnType<typeof storeBefore0007>>;
+  let columns: { table: string; column: string }[];
+  beforeAll(async () => {
+    store = await storeBefore0007('0008_keys_lead_with_ids');
+    expect(await migrate(store.pool, { upTo: '0009_array_elements' })).toEqual([
+      '0009_array_elements',
+    ]);
+    columns = (
+      await store.pool.query<{ table: string; column: string }>(
+        `SELECT c.table_name AS table, c.column_name AS column
+         FROM information_schema.columns c
+         JOIN information_schema.tables t USING (table_schema, table_name)
+         WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE'
+           AND c.data_type = 'ARRAY'
+         ORDER BY 1, 2`,
+      )
+    ).rows;
+  });
+  afterAll(() => store.drop());
+
+  it('gives every array column its CHECK', async () => {
+    expect(columns).toEqual([
+      { table: 'api_tokens', column: 'scopes' },
+      { table: 'tasks', column: 'assignee_ids' },
+      { table: 'tasks', column: 'tags' },
+    ]);
+    const { rows } = await store.pool.query<{ name: string }>(
+      "SELECT conname AS name FROM pg_constraint WHERE contype = 'c' AND conname LIKE '%_no_null_elements'",
+    );
+    expect(rows.map((r) => r.name).sort()).toEqual(
+      columns.map((c) => `${c.table}_${c.column}_no_null_elements`),
+    );
+  });
+
+  it('refuses a direct SQL write of a NULL element, in every array column and any dimension', async () => {
+    const client = await store.pool.connect();
+    const accepted: string[] = [];
+    try {
+      for (const { table, column } of columns) {
+        const { rows } = await client.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM "${table}"`,
+        );
+        expect(rows[0]!.n, table).toBeGreaterThan(0);
+        for (const value of [`array_append("${column}", NULL)`, "'{NULL}'"]) {
+          await client.query('BEGIN');
+          try {
+            await client.query(`UPDATE "${table}" SET "${column}" = ${value}`);
+            accepted.push(`${table}.${column} = ${value}`);
+          } catch (error) {
+            expect((error as { code?: string }).code, `${table}.${column} = ${value}`).toBe(
+              '23514',
+            );
+          } finally {
+            await client.query('ROLLBACK');
+          }
+        }
+      }
+    } finally {
+      client.release();
+    }
+    expect(accepted).toEqual([]);
+    await expect(
+      store.pool.query("UPDATE tasks SET tags = ARRAY['a', NULL] WHERE id = $1", [ids.task]),
+    ).rejects.toThrow(/tasks_tags_no_null_elements/);
+    await expect(
+      store.pool.query("UPDATE tasks SET tags = ARRAY[['a'], [NULL]] WHERE id = $1", [ids.task]),
+    ).rejects.toThrow(/tasks_tags_no_null_elements/);
+  });
+
+  it('takes lists without NULL elements, empty ones and the text NULL included', async () => {
+    await store.pool.query("UPDATE tasks SET tags = ARRAY['NULL', '-', ''] WHERE id = $1", [
+      ids.task,
+    ]);
+    await store.pool.query("UPDATE tasks SET tags = '{}', assignee_ids = '{}' WHERE id = $1", [
+      ids.task,
+    ]);
+  });
+
+  it('fails on a store already holding a NULL element, naming the constraint, and changes nothing', async () => {
+    const old = await storeBefore0007('0008_keys_lead_with_ids');
+    try {
+      await old.pool.query("UPDATE tasks SET tags = ARRAY['a', NULL] WHERE id = $1", [ids.task]);
+      await expect(migrate(old.pool)).rejects.toThrow(/tasks_tags_no_null_elements/);
+      const { rows } = await old.pool.query(
+        "SELECT version FROM schema_migrations WHERE version LIKE '0009%'",
+      );
+      expect(rows).toEqual([]);
+      const task = await old.pool.query<{ tags: unknown }>('SELECT tags FROM tasks WHERE id = $1', [
+        ids.task,
+      ]);
+      expect(task.rows[0]!.tags).toEqual(['a', null]);
+    } finally {
+      await old.drop();
     }
   });
 });

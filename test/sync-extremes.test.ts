@@ -17,7 +17,8 @@ const PAIRS: Record<string, [string, string]> = {
 
 /**
  * Rows holding the extremes of every column type the copied tables use: uuid, text and
- * text[] and uuid[] with odd elements, numeric(18,4) and (18,10) at both ends and their
+ * text[] and uuid[] with odd elements (the text `NULL`, but no NULL element, which the store
+ * refuses: sql/postgres/0009_array_elements.sql), numeric(18,4) and (18,10) at both ends and their
  * smallest fraction, integer at both ends, booleans, dates 0001-01-01 and 9999-12-31,
  * timestamps at the first and the last microsecond of that range and before year 1000,
  * jsonb. Written as literals in one statement per table.
@@ -64,8 +65,8 @@ async function insertExtremes(pool: pg.Pool, set: string): Promise<void> {
       start_date, due_date, end_date)
     VALUES
       (${id('t1')}, ${ws}, '${ids.project}', 'extremes', false, '${MAX_18_4}',
-       ARRAY['${ids.owner}', NULL, '${ids.member}']::uuid[],
-       ARRAY[E'back\\\\slash', 'say "hi"', '', ' sp ', NULL, 'NULL', '{x,y}', '𝄞😀', E'new\\nline\\rcr\\ttab', 'a,b'],
+       ARRAY['${ids.owner}', '${ids.member}']::uuid[],
+       ARRAY[E'back\\\\slash', 'say "hi"', '', ' sp ', 'NULL', '{x,y}', '𝄞😀', E'new\\nline\\rcr\\ttab', 'a,b'],
        '0001-01-01', '9999-12-31', NULL),
       (${id('t2')}, ${ws}, '${ids.project}', 'empty arrays', true, '0.0001', '{}', '{}', NULL, NULL, '0999-01-01')`);
   // jsonb: numbers beyond any float, escapes, non-BMP text, a JSON null beside an SQL NULL.

@@ -67,7 +67,7 @@ async function insertSet(pool: pg.Pool, set: string, plainRows = PLAIN_ROWS): Pr
   await pool.query(
     `INSERT INTO tasks (id, workspace_id, project_id, name, description, tags)
      SELECT md5($2 || 'odd task' || n)::uuid, $1::uuid, $3::uuid, CASE WHEN v = '' THEN 'Ω' ELSE v END, v,
-       ARRAY[v, NULL, 'plain', v || ',' || v]
+       ARRAY[v, 'plain', v || ',' || v]
      FROM unnest($4::text[]) WITH ORDINALITY AS o(v, n)
      UNION ALL
      SELECT md5($2 || 'all odd task')::uuid, $1, $3, 'All of them', '', $4::text[]`,

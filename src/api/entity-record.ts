@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { Entity, FieldSpec } from '../entities/entity.ts';
+import { unanswerableValue } from './errors.ts';
 import { bool, decimal, integer, money, rate, strings, text, timestamp } from './record-values.ts';
 
 // The API's side of an entity declaration (src/entities/): the SELECT list of its record's
@@ -37,7 +38,9 @@ export interface RowContext {
 
 /**
  * The function that turns a row of `selectColumns(entity)` (or any row with those columns, as
- * PostgreSQL returns them) into the API record, its fields in declaration order.
+ * PostgreSQL returns them) into the API record, its fields in declaration order. A value its
+ * reader refuses throws `unanswerableValue`, naming the field: a 500 that says what the record
+ * cannot carry, and a write that meets it rolls back (src/api/write.ts).
  */
 export function rowToRecord<F extends Entity>(entity: F) {
   const fields = apiFields(entity);
@@ -46,11 +49,15 @@ export function rowToRecord<F extends Entity>(entity: F) {
     const record: Record<string, unknown> = {};
     for (const f of fields) {
       const value = row[f.column];
-      record[f.name] = read(f, value, () => {
-        const holder = f.currency == null ? undefined : byName.get(f.currency)!;
-        const own = holder === undefined ? null : text(row[holder.column]);
-        return context.currency ?? own ?? context.defaultCurrency ?? null;
-      });
+      try {
+        record[f.name] = read(f, value, () => {
+          const holder = f.currency == null ? undefined : byName.get(f.currency)!;
+          const own = holder === undefined ? null : text(row[holder.column]);
+          return context.currency ?? own ?? context.defaultCurrency ?? null;
+        });
+      } catch (error) {
+        throw unanswerableValue(f.name, error);
+      }
     }
     return record as z.infer<F['record']>;
   };

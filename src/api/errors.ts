@@ -49,8 +49,9 @@ export class ApiError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly extra: Omit<ErrorBody, 'code' | 'message'> = {},
+    cause?: unknown,
   ) {
-    super(message);
+    super(message, cause === undefined ? undefined : { cause });
     this.status = ERROR_STATUSES[code];
   }
 }
@@ -100,6 +101,19 @@ export const notAcceptable = (offered: readonly string[]) =>
   new ApiError(
     'not_acceptable',
     `This endpoint answers ${offered.join(' or ')}; the Accept header admits none of them.`,
+  );
+/**
+ * A stored value that its record cannot carry (src/api/entity-record.ts): a list holding NULL,
+ * which the store refuses since sql/postgres/0009_array_elements.sql, or any value its field's
+ * reader refuses. The field is named for the caller; what the reader found is the cause, which
+ * the log keeps.
+ */
+export const unanswerableValue = (field: string, cause: unknown) =>
+  new ApiError(
+    'internal_error',
+    `The stored ${field} of this record cannot be answered; the request was not completed.`,
+    {},
+    cause,
   );
 export const rateLimited = () =>
   new ApiError(

@@ -10,6 +10,7 @@ import {
   validationFailed,
 } from './errors.ts';
 import { readInHandler } from './route-schema.ts';
+import { writeAnswer } from './write.ts';
 
 /** How long a stored response is replayed (decisions 6); after that the key counts as new. */
 export const REPLAY_WINDOW_HOURS = 24;
@@ -69,7 +70,7 @@ export const IDEMPOTENT_REPLAYED_HEADER = {
   },
 };
 
-/** What a write answers. `body` is serialized once, by the route's response schema if it has one. */
+/** What a write answers: its status and body, the record as stored. */
 export interface WriteResult {
   status: number;
   body: unknown;
@@ -98,9 +99,10 @@ interface Outcome {
  * first), runs `execute`, and stores the response it sends, byte for byte. A later request
  * with the same key, method, path and body gets that response again with
  * `Idempotent-Replayed: true`; the same key with anything else differing is 422
- * `idempotency_key_reused`. Only a 2xx commits: a non-2xx result, or an error thrown by
- * `execute`, rolls back the write and the key together, so a retry runs again, and a process
- * that dies mid-request leaves no key behind. A concurrent request with the same key waits
+ * `idempotency_key_reused`. Only a 2xx commits, and only once its answer is written and checked
+ * (writeAnswer, src/api/write.ts): a non-2xx result, or an error thrown by `execute` or by that
+ * check, rolls back the write and the key together, so a retry runs again, and a process that
+ * dies mid-request leaves no key behind. A concurrent request with the same key waits
  * on the first one's row: after its commit it replays, after its rollback it runs itself,
  * and after `inProgressWaitMs` it answers 409 `idempotency_in_progress`.
  *
@@ -130,7 +132,7 @@ export async function runIdempotent(
   const key = readIdempotencyKey(request, options.required);
   const claim = key === undefined ? undefined : keyClaim(request, key);
   const waitMs = options.inProgressWaitMs ?? DEFAULT_IN_PROGRESS_WAIT_MS;
-  const outcome = await executeOnce(db, reply, claim, waitMs, execute);
+  const outcome = await executeOnce(db, request, claim, waitMs, execute);
   if (outcome.replayed) {
     request.log.info({ idempotencyKey: key }, 'idempotent replay');
     void reply.header('Idempotent-Replayed', 'true');
@@ -201,7 +203,7 @@ function keyClaim(request: FastifyRequest, key: string): KeyClaim {
 /** Claims the key (when there is one), runs the write and stores its response, in one transaction. */
 async function executeOnce(
   db: Kysely<Database>,
-  reply: FastifyReply,
+  request: FastifyRequest,
   claim: KeyClaim | undefined,
   waitMs: number,
   execute: (trx: Transaction<Database>) => Promise<WriteResult>,
@@ -216,7 +218,7 @@ async function executeOnce(
       }
     }
     const result = await execute(trx);
-    const body = serializeBody(reply, result);
+    const body = Buffer.from(writeAnswer(request, result.status, result.body), 'utf8');
     if (!isSuccess(result.status)) {
       await trx.rollback().execute();
       return { status: result.status, body, replayed: false };
@@ -233,13 +235,6 @@ async function executeOnce(
         .catch(() => undefined);
     }
   }
-}
-
-/** The bytes to send, by the route's serializer for the status (its response schema, else JSON). */
-function serializeBody(reply: FastifyReply, result: WriteResult): Buffer {
-  const serialized = reply.code(result.status).serialize(result.body);
-  if (typeof serialized === 'string') return Buffer.from(serialized, 'utf8');
-  return Buffer.isBuffer(serialized) ? serialized : Buffer.from(serialized);
 }
 
 /**

@@ -40,6 +40,8 @@ export function registerErrorHandling(
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
     let body: ErrorBody;
     if (error instanceof ApiError) {
+      // A 500 answered on purpose names what failed; its cause is for the log.
+      if (error.status === 500) request.log.error({ err: error }, 'request failed');
       body = { code: error.code, message: error.message, ...error.extra };
     } else if (error.code && FRAMEWORK_ERRORS[error.code]) {
       body = FRAMEWORK_ERRORS[error.code]!;

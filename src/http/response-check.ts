@@ -1,23 +1,20 @@
 import type { FastifyInstance } from 'fastify';
-import type { z } from 'zod';
+import { answerMismatch } from '../api/answer-check.ts';
 
 /**
  * Checks every JSON response of a route that declares its responses against the schema it
  * declares for the status sent; a response that does not match, or a status the route does
  * not declare, is replaced by a 500 `response_schema_mismatch` naming what differs. For the
  * tests (the app option `validateResponses`): in production responses are serialized as they
- * are, since parsing a large report per request would cost more than the answer itself.
+ * are, since parsing a large report per request would cost more than the answer itself. A
+ * write checks its own answer in production too, before its COMMIT (src/api/write.ts).
  */
 export function registerResponseCheck(app: FastifyInstance): void {
   app.addHook('onSend', async (request, reply, payload) => {
-    const declared = request.routeOptions.schema?.response as Record<string, unknown> | undefined;
     // Streams (export files) are not JSON; routes without declarations are not the API's.
-    if (declared === undefined || typeof payload !== 'string') return payload;
-    const schema = declared[String(reply.statusCode)] as z.ZodType | undefined;
-    const problem =
-      schema === undefined
-        ? `status ${reply.statusCode} is not declared`
-        : mismatch(schema, payload);
+    if (request.routeOptions.schema?.response === undefined || typeof payload !== 'string')
+      return payload;
+    const problem = answerMismatch(request, reply.statusCode, payload);
     if (problem === undefined) return payload;
     void reply.code(500);
     return JSON.stringify({
@@ -28,19 +25,4 @@ export function registerResponseCheck(app: FastifyInstance): void {
       },
     });
   });
-}
-
-function mismatch(schema: z.ZodType, payload: string): string | undefined {
-  let body: unknown;
-  try {
-    body = JSON.parse(payload);
-  } catch {
-    return 'the body is not JSON';
-  }
-  const parsed = schema.safeParse(body);
-  if (parsed.success) return undefined;
-  return parsed.error.issues
-    .slice(0, 5)
-    .map((issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`)
-    .join('; ');
 }

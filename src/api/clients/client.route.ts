@@ -85,12 +85,13 @@ export const clientRoutes: RoutePlugin = async (app, { context }) => {
     async (request) => {
       const caller = request.caller;
       const { id } = request.params;
-      const row = await runUpdate(context, {
+      return runUpdate(context, request, {
         find: (trx) => findClientForUpdate(trx, caller.workspaceId, id),
         parse: () => parseClientInput(request.body),
-        write: (trx, _client, input) => updateClient(trx, id, input),
+        write: async (trx, _client, input) => ({
+          data: clientRowToRecord(await updateClient(trx, id, input), caller.baseCurrency),
+        }),
       });
-      return { data: clientRowToRecord(row, caller.baseCurrency) };
     },
   );
 };

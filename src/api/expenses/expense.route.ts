@@ -58,12 +58,13 @@ export const expenseRoutes: RoutePlugin = async (app, { context }) => {
     async (request) => {
       const caller = request.caller;
       const { id } = request.params;
-      const row = await runUpdate(context, {
+      return runUpdate(context, request, {
         find: (trx) => findExpenseForUpdate(trx, caller.workspaceId, id),
         parse: () => parseExpenseUpdate(request.body),
-        write: (trx, expense, input) => updateExpense(trx, caller.workspaceId, expense, input),
+        write: async (trx, expense, input) => ({
+          data: expenseRowToRecord(await updateExpense(trx, caller.workspaceId, expense, input)),
+        }),
       });
-      return { data: expenseRowToRecord(row) };
     },
   );
 };

@@ -83,7 +83,7 @@ export const taskRoutes: RoutePlugin = async (app, { context }) => {
     async (request) => {
       const caller = request.caller;
       const { id } = request.params;
-      const row = await runUpdate(context, {
+      return runUpdate(context, request, {
         find: async (trx) => {
           const task = await findTaskForUpdate(trx, caller.workspaceId, id);
           return task?.deleted_at === null ? task : undefined;
@@ -100,10 +100,9 @@ export const taskRoutes: RoutePlugin = async (app, { context }) => {
           await checkMemberTask(trx, caller, input.projectId, input.assigneeIds);
           if (input.assigneeIds)
             await requireMembers(trx, caller.workspaceId, input.assigneeIds, 'assigneeIds');
-          return updateTask(trx, id, input);
+          return { data: taskRowToRecord(await updateTask(trx, id, input)) };
         },
       });
-      return { data: taskRowToRecord(row) };
     },
   );
 
@@ -121,13 +120,14 @@ export const taskRoutes: RoutePlugin = async (app, { context }) => {
     async (request) => {
       const caller = request.caller;
       const { id } = request.params;
-      const row = await runWrite(context, async (trx) => {
+      return runWrite(context, request, async (trx) => {
         const task = await findTaskForUpdate(trx, caller.workspaceId, id);
         if (!task) throw notFound();
         // Archiving an archived task answers it as it is (decisions 6).
-        return task.deleted_at === null ? archiveTask(trx, id) : task;
+        return {
+          data: taskRowToRecord(task.deleted_at === null ? await archiveTask(trx, id) : task),
+        };
       });
-      return { data: taskRowToRecord(row) };
     },
   );
 };

@@ -37,10 +37,11 @@ export const timeEntryRoutes: RoutePlugin = async (app, { context }) => {
     },
     async (request) => {
       const caller = request.caller;
-      const row = await runWrite(context, (trx) =>
-        applyTimeEntryUpdate(trx, caller, request.params.id, request.body),
-      );
-      return { data: timeEntryRowToRecord(row) };
+      return runWrite(context, request, async (trx) => ({
+        data: timeEntryRowToRecord(
+          await applyTimeEntryUpdate(trx, caller, request.params.id, request.body),
+        ),
+      }));
     },
   );
 };
