@@ -9,6 +9,7 @@ import { startEmbeddedStore } from '../store/embedded-postgres.ts';
 import { migrate } from '../store/migrate.ts';
 import type { Database } from '../store/schema.ts';
 import { READ_MODEL_PARTS } from './derived-tables.ts';
+import { StartUpTimes } from './start-up-times.ts';
 
 export interface Runtime {
   config: Config;
@@ -23,6 +24,8 @@ export interface Runtime {
 export interface ReadModelRuntime extends Runtime {
   readModel: ReadModel;
   status: ReadModelStatus;
+  /** When each phase of opening it began and ended; `serve` adds its own. */
+  startUp: StartUpTimes;
 }
 
 /**
@@ -32,10 +35,13 @@ export interface ReadModelRuntime extends Runtime {
 export async function openStore(
   config: Config,
   log: (line: string) => void = () => undefined,
+  times = new StartUpTimes(),
 ): Promise<Runtime> {
+  const started = process.uptime();
   const embedded = config.databaseUrl
     ? undefined
     : await startEmbeddedStore({ dataDir: config.dataDir, onLog: (l) => log(l.trimEnd()) });
+  times.record(embedded?.recovered ? 'store (crash recovery)' : 'store', started);
   const url = config.databaseUrl ?? embedded!.url;
   const pool = createPool(url);
   const db = createKysely(pool);
@@ -46,7 +52,7 @@ export async function openStore(
       await embedded?.stop();
     })());
   try {
-    await migrate(pool);
+    await times.time('migrations', () => migrate(pool));
   } catch (error) {
     await close();
     throw error;
@@ -63,10 +69,14 @@ export async function openRuntime(
   config: Config,
   log?: (line: string) => void,
 ): Promise<ReadModelRuntime> {
-  const store = await openStore(config, log);
+  const startUp = new StartUpTimes();
+  startUp.record('node and modules', 0);
+  const store = await openStore(config, log, startUp);
   let readModel: ReadModel;
   try {
-    readModel = await openReadModel(readModelFile(config), READ_MODEL_PARTS);
+    readModel = await startUp.time('read model', () =>
+      openReadModel(readModelFile(config), READ_MODEL_PARTS),
+    );
   } catch (error) {
     await store.close();
     const message = error instanceof Error ? error.message : String(error);
@@ -84,6 +94,7 @@ export async function openRuntime(
     ...store,
     readModel,
     status,
+    startUp,
     close: () =>
       (closing ??= (async () => {
         readModel.close();

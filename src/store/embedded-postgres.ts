@@ -18,6 +18,8 @@ for (const event of HOOKED_EVENTS)
 export interface EmbeddedStore {
   /** Connection string of the running server. */
   url: string;
+  /** The server recovered from a crash at this start (its last run was killed). */
+  recovered: boolean;
   /** Fast shutdown: ends sessions, checkpoints, exits. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -58,7 +60,11 @@ export async function startEmbeddedStore(options: EmbeddedStoreOptions): Promise
 
   let info = await readClusterInfo(dataDir);
   const port = await freePort();
-  const log = options.onLog ?? (() => undefined);
+  let recovered = false;
+  const log = (line: string) => {
+    if (line.includes('automatic recovery in progress')) recovered = true;
+    options.onLog?.(line);
+  };
   const make = (password: string) =>
     new EmbeddedPostgres({
       databaseDir: clusterDir,
@@ -84,7 +90,11 @@ export async function startEmbeddedStore(options: EmbeddedStoreOptions): Promise
   if (running && !running.orphan) {
     // Another process of ours (a running server, say) has this cluster up: share it, and
     // leave stopping it to its owner.
-    return { url: urlFor(info.password, running.port), stop: () => Promise.resolve() };
+    return {
+      url: urlFor(info.password, running.port),
+      recovered: false,
+      stop: () => Promise.resolve(),
+    };
   }
   if (running) await stopPostmaster(running.pid, clusterDir);
 
@@ -99,6 +109,7 @@ export async function startEmbeddedStore(options: EmbeddedStoreOptions): Promise
   let stopped: Promise<void> | undefined;
   return {
     url: urlFor(info.password, port),
+    recovered,
     stop: () => (stopped ??= server.stop()),
   };
 }
