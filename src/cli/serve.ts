@@ -6,7 +6,7 @@ import { SyncService } from '../sync/sync-service.ts';
 import { TokenIdentityCache } from '../tokens/token-identity-cache.ts';
 import { DERIVED_TABLES } from './derived-tables.ts';
 import { info } from './output.ts';
-import { buildDashboard, DASHBOARD_DIR } from './dashboard-build.ts';
+import { DASHBOARD_DIR, ensureDashboard } from './dashboard-build.ts';
 import { startProgress, type Progress } from './progress.ts';
 
 /**
@@ -29,9 +29,9 @@ export async function serve(
       ),
     ),
   );
-  // The dashboard is built from the repository at every start (a second or two), so it is
-  // always the code checked out.
-  await startUp.time('dashboard', () => buildDashboard());
+  // Built again when a file it is built from changed (a second or two), so it is always the
+  // code checked out.
+  await startUp.time('dashboard', () => ensureDashboard());
   const appStarted = process.uptime();
   const app = await buildApp({
     dashboardDir: DASHBOARD_DIR,
