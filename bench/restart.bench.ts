@@ -13,15 +13,21 @@
 //   (support.ts: the store under data/, read-model.duckdb beside it; default
 //   <tmp>/ll-bench-10m for 10,000,000); the server's DATA_DIR is BENCH_DIR, where links pg and
 //   cluster.json to data/ stand while the benchmark runs. R defaults to 5.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { readdir, readFile, rm, symlink } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createKysely } from '../src/store/database.ts';
 import { createToken } from '../src/tokens/token.repository.ts';
+import {
+  freePort,
+  killWithStore,
+  printedLine,
+  said,
+  startServerProcess,
+  stopServerProcess,
+  type ServerProcess,
+} from '../test/support/server-process.ts';
 import { benchStore, cpuLoopMs, log, percentile } from './support.ts';
 
 const { values: args } = parseArgs({
@@ -32,53 +38,10 @@ const { values: args } = parseArgs({
 });
 const timeEntries = args['time-entries'] === undefined ? undefined : Number(args['time-entries']);
 const runs = Number(args.runs);
-const ROOT = path.resolve(import.meta.dirname, '..');
 const REPORT = '/api/v1/team-payouts/summary';
 
-// `npm start` is `node <flags> <entry>`: the same flags and entry, without npm in between.
-const startScript = (
-  JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
-    scripts: { start: string };
-  }
-).scripts.start.split(' ');
-if (startScript[0] !== 'node') throw new Error(`npm start runs ${startScript[0]}, not node`);
-const nodeArgs = startScript.slice(1);
-
-/** A running server: its process, what it printed (ms after its spawn) and when it was spawned. */
-interface Server {
-  child: ChildProcess;
-  spawnedAt: number;
-  lines: { ms: number; line: string }[];
-  exited: Promise<void>;
-}
-
-function startServer(dataDir: string, port: number): Server {
-  const spawnedAt = performance.now();
-  const child = spawn(process.execPath, nodeArgs, {
-    cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const server: Server = {
-    child,
-    spawnedAt,
-    lines: [],
-    exited: new Promise((resolve) => child.once('exit', () => resolve())),
-  };
-  for (const stream of [child.stdout, child.stderr]) {
-    let rest = '';
-    stream.setEncoding('utf8');
-    stream.on('data', (chunk: string) => {
-      const parts = (rest + chunk).split('\n');
-      rest = parts.pop()!;
-      for (const line of parts) server.lines.push({ ms: performance.now() - spawnedAt, line });
-    });
-  }
-  return server;
-}
-
 /** Ms from the server's spawn to the first 200 of the report; throws past `timeoutMs`. */
-async function firstAnswer(server: Server, port: number, token: string, timeoutMs: number) {
+async function firstAnswer(server: ServerProcess, port: number, token: string, timeoutMs: number) {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     const status = await fetch(`http://127.0.0.1:${port}${REPORT}`, {
@@ -93,85 +56,10 @@ async function firstAnswer(server: Server, port: number, token: string, timeoutM
     );
     if (status === 200) return performance.now() - server.spawnedAt;
     if (server.child.exitCode !== null || performance.now() > deadline) {
-      throw new Error(
-        `no 200 from ${REPORT} (last ${status}); the server said:\n${server.lines.map((l) => l.line).join('\n')}`,
-      );
+      throw new Error(`no 200 from ${REPORT} (last ${status}); the server said:\n${said(server)}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-}
-
-/** Resolves once the server printed a line matching `pattern`. */
-async function printed(server: Server, pattern: RegExp, timeoutMs: number): Promise<string> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const found = server.lines.find((l) => pattern.test(l.line));
-    if (found) return found.line;
-    if (server.child.exitCode !== null || performance.now() > deadline) {
-      throw new Error(
-        `the server did not print ${String(pattern)}; it said:\n${server.lines.map((l) => l.line).join('\n')}`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-/** The pids of the processes whose parent is `pid`. */
-async function childrenOf(pid: number): Promise<number[]> {
-  const found: number[] = [];
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
-    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    if (ppid === pid) found.push(Number(entry));
-  }
-  return found;
-}
-
-/** Gone, or a zombie nobody has reaped yet (it holds nothing). */
-async function gone(pid: number): Promise<boolean> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-  return stat === '' || stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
-}
-
-/**
- * Kills the server, its postmaster and the postmaster's processes with SIGKILL at once (what a
- * crash of the machine's container does), and waits until none is left.
- */
-async function killServer(server: Server, clusterDir: string): Promise<void> {
-  const postmaster = Number(
-    (await readFile(path.join(clusterDir, 'postmaster.pid'), 'utf8')).split('\n')[0],
-  );
-  const pids = [server.child.pid!, postmaster, ...(await childrenOf(postmaster))];
-  for (const pid of pids) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // Already gone.
-    }
-  }
-  await server.exited;
-  for (const pid of pids) while (!(await gone(pid))) await new Promise((r) => setTimeout(r, 20));
-}
-
-/** Stops the server as Ctrl+C does: its PostgreSQL shuts down and DuckDB checkpoints. */
-async function stopServer(server: Server): Promise<void> {
-  if (server.child.exitCode !== null) return;
-  server.child.kill('SIGINT');
-  const timer = setTimeout(() => server.child.kill('SIGKILL'), 120_000);
-  await server.exited;
-  clearTimeout(timer);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 const dir =
@@ -217,13 +105,15 @@ if (timeEntries === undefined) {
 
 const port = await freePort();
 const clusterDir = path.join(dir, 'pg');
-let server = startServer(dir, port);
+let server = startServerProcess(dir, port);
 try {
   log(
     `first start on ${dir}${timeEntries === undefined ? ' (imports the demo workspace)' : ''} ...`,
   );
-  await printed(server, /^Press Ctrl\+C/, 30 * 60_000);
-  token ??= /OWNER\s+(tt_test_\S+)/.exec(await printed(server, /^\s+OWNER\s+tt_test_/, 1000))?.[1];
+  await printedLine(server, /^Press Ctrl\+C/, 30 * 60_000);
+  token ??= /OWNER\s+(tt_test_\S+)/.exec(
+    await printedLine(server, /^\s+OWNER\s+tt_test_/, 1000),
+  )?.[1];
   if (token === undefined) throw new Error('no Owner token printed');
   await firstAnswer(server, port, token, 60_000);
 
@@ -232,11 +122,11 @@ try {
   for (let run = 1; run <= runs; run++) {
     // A server that has run a moment: the sync follows the store, its first batches are in.
     await new Promise((resolve) => setTimeout(resolve, 2000));
-    await killServer(server, clusterDir);
-    server = startServer(dir, port);
+    await killWithStore(server, clusterDir);
+    server = startServerProcess(dir, port);
     const ms = await firstAnswer(server, port, token, 10 * 60_000);
     times.push(ms);
-    const phases = (await printed(server, /^Start-up, /, 10 * 60_000)).replace(
+    const phases = (await printedLine(server, /^Start-up, /, 10 * 60_000)).replace(
       /^Start-up, in seconds since the process began: /,
       '',
     );
@@ -257,7 +147,7 @@ try {
     ].join('\n'),
   );
 } finally {
-  await stopServer(server);
+  await stopServerProcess(server);
   if (timeEntries === undefined) await rm(dir, { recursive: true, force: true });
   else for (const link of links) await rm(link, { force: true });
 }

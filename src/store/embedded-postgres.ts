@@ -61,8 +61,11 @@ export async function startEmbeddedStore(options: EmbeddedStoreOptions): Promise
   let info = await readClusterInfo(dataDir);
   const port = await freePort();
   let recovered = false;
+  // What the server said last: why it did not start, when it does not.
+  let lastLines: string[] = [];
   const log = (line: string) => {
     if (line.includes('automatic recovery in progress')) recovered = true;
+    lastLines = [...lastLines, ...line.trimEnd().split('\n')].slice(-5);
     options.onLog?.(line);
   };
   const make = (password: string) =>
@@ -86,6 +89,7 @@ export async function startEmbeddedStore(options: EmbeddedStoreOptions): Promise
     await make(info.password).initialise();
     await writeFile(path.join(dataDir, READY_MARK), JSON.stringify(info), { mode: 0o600 });
   }
+  await lingeringPostmasterGone(clusterDir);
   const running = await runningPostmaster(clusterDir);
   if (running && !running.orphan) {
     // Another process of ours (a running server, say) has this cluster up: share it, and
@@ -102,8 +106,9 @@ export async function startEmbeddedStore(options: EmbeddedStoreOptions): Promise
   try {
     await server.start();
   } catch (error) {
+    const said = lastLines.filter((line) => /FATAL|ERROR|PANIC|HINT/.test(line)).join('; ');
     throw new Error(
-      `The embedded PostgreSQL in ${clusterDir} did not start${error instanceof Error ? `: ${error.message}` : ''}`,
+      `The embedded PostgreSQL in ${clusterDir} did not start${error instanceof Error ? `: ${error.message}` : ''}${said ? ` (${said})` : ''}`,
     );
   }
   let stopped: Promise<void> | undefined;
@@ -181,6 +186,22 @@ async function runningPostmaster(
   const ppid = Number.parseInt(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1] ?? '', 10);
   const parent = ppid > 1 ? await readFile(`/proc/${ppid}/cmdline`, 'utf8').catch(() => '') : '';
   return { pid, port, orphan: !parent.includes('node') };
+}
+
+/**
+ * Waits (at most 10 s) while the postmaster of postmaster.pid is a zombie: one killed a moment
+ * ago (with its parent, by SIGKILL) stays one until its new parent reaps it, and PostgreSQL
+ * takes that pid for a running server and refuses to start.
+ */
+async function lingeringPostmasterGone(clusterDir: string): Promise<void> {
+  const text = await readFile(path.join(clusterDir, 'postmaster.pid'), 'utf8').catch(() => '');
+  const pid = Number.parseInt(text.split('\n')[0] ?? '', 10);
+  if (!Number.isInteger(pid) || pid <= 0) return;
+  for (let waited = 0; waited < 10_000; waited += 20) {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+    if (!stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 async function stopPostmaster(pid: number, clusterDir: string): Promise<void> {
