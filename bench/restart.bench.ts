@@ -6,14 +6,16 @@
 // (asked every 20 ms). The server's own start-up line (its phases, in seconds since its process
 // began: src/cli/start-up-times.ts) is printed for each run.
 // Baseline, same run: the fixed CPU loop before and after.
-//   npm run bench -- restart [--time-entries N] [--runs R]
+// With --writes W, each run first makes W writes (PATCH /time-entries/{id}) and waits until the
+// read model shows them: the WAL since the last checkpoints that a start after a crash replays.
+//   npm run bench -- restart [--time-entries N] [--runs R] [--writes W]
 //   Without N: the demo workspace (fixtures/demo.json), imported by a first start into a fresh
 //   data dir (BENCH_DIR, default <tmp>/ll-bench-restart-demo, removed at the end). With N: the
 //   generated workspace of N entries kept under BENCH_DIR as the served benchmarks keep it
 //   (support.ts: the store under data/, read-model.duckdb beside it; default
 //   <tmp>/ll-bench-10m for 10,000,000); the server's DATA_DIR is BENCH_DIR, where links pg and
-//   cluster.json to data/ stand while the benchmark runs. R defaults to 5.
-import { rm, symlink } from 'node:fs/promises';
+//   cluster.json to data/ stand while the benchmark runs. R defaults to 5, W to 0.
+import { readFile, rm, stat, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -34,11 +36,14 @@ const { values: args } = parseArgs({
   options: {
     'time-entries': { type: 'string' },
     runs: { type: 'string', default: '5' },
+    writes: { type: 'string', default: '0' },
   },
 });
 const timeEntries = args['time-entries'] === undefined ? undefined : Number(args['time-entries']);
 const runs = Number(args.runs);
+const writes = Number(args.writes);
 const REPORT = '/api/v1/team-payouts/summary';
+const DEMO = path.resolve(import.meta.dirname, '../fixtures/demo.json');
 
 /** Ms from the server's spawn to the first 200 of the report; throws past `timeoutMs`. */
 async function firstAnswer(server: ServerProcess, port: number, token: string, timeoutMs: number) {
@@ -74,8 +79,14 @@ const dir =
   );
 const links = [path.join(dir, 'pg'), path.join(dir, 'cluster.json')];
 let token: string | undefined;
+/** Time entries the writes before a kill change (one on a locked invoice or bill answers 409). */
+let entries: string[];
 if (timeEntries === undefined) {
   await rm(dir, { recursive: true, force: true });
+  const demo = JSON.parse(await readFile(DEMO, 'utf8')) as {
+    timeEntries: { id: string; invoiceId?: string | null; deletedAt?: string | null }[];
+  };
+  entries = demo.timeEntries.filter((e) => !e.invoiceId && !e.deletedAt).map((e) => e.id);
 } else {
   // The kept workspace, and an Owner token of it; its read model's slot stays.
   const bench = await benchStore(dir, timeEntries);
@@ -87,10 +98,16 @@ if (timeEntries === undefined) {
     await createToken(createKysely(bench.pool), {
       workspaceId: owner.workspace_id,
       userId: owner.user_id,
-      scopes: ['read'],
+      scopes: ['read', 'write'],
       env: 'test',
     })
   ).token;
+  entries = (
+    await bench.pool.query<{ id: string }>(
+      `SELECT id FROM time_entries WHERE workspace_id = $1 AND invoice_id IS NULL AND deleted_at IS NULL ORDER BY id LIMIT 1000`,
+      [owner.workspace_id],
+    )
+  ).rows.map((r) => r.id);
   const slots = await bench.pool.query<{ slot_name: string }>(
     'SELECT slot_name FROM pg_replication_slots',
   );
@@ -103,9 +120,51 @@ if (timeEntries === undefined) {
   await symlink(path.join('data', 'cluster.json'), links[1]!);
 }
 
+/**
+ * `count` writes through the API (PATCH /time-entries/{id}, a new note each, four at a time),
+ * then a read that waits until the read model shows the last (X-Data-Position): what a server
+ * has done since its last checkpoints when it is killed. The DuckDB WAL's size then, in bytes.
+ */
+async function writeThenRead(port: number, token: string, count: number): Promise<number> {
+  const base = `http://127.0.0.1:${port}/api/v1`;
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  let next = 0;
+  let position = '0/0';
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (next < count) {
+        const n = next++;
+        const res = await fetch(`${base}/time-entries/${entries[n % entries.length]!}`, {
+          method: 'PATCH',
+          headers,
+          body: JSON.stringify({ note: `restart bench ${n}` }),
+        });
+        await res.arrayBuffer();
+        if (res.status === 200) position = res.headers.get('x-data-position') ?? position;
+        else if (res.status !== 409) throw new Error(`PATCH answered ${res.status}`);
+      }
+    }),
+  );
+  // A read waits at most 10 s for its position (503 then): asked again until the batches are in.
+  for (let status = 503; status === 503;) {
+    const read = await fetch(`${base}${REPORT.replace('/api/v1', '')}`, {
+      headers: { ...headers, 'x-data-position': position },
+    });
+    await read.arrayBuffer();
+    status = read.status;
+    if (status !== 200 && status !== 503) throw new Error(`a read after the writes: ${status}`);
+  }
+  return stat(path.join(dir, 'read-model.duckdb.wal')).then(
+    (s) => s.size,
+    () => 0,
+  );
+}
+
 const port = await freePort();
 const clusterDir = path.join(dir, 'pg');
-let server = startServerProcess(dir, port);
+// Writes and reads as fast as the benchmark sends them; the rate limit is not what it measures.
+const env = { RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_BURST: '100000' };
+let server = startServerProcess(dir, port, env);
 try {
   log(
     `first start on ${dir}${timeEntries === undefined ? ' (imports the demo workspace)' : ''} ...`,
@@ -122,15 +181,22 @@ try {
   for (let run = 1; run <= runs; run++) {
     // A server that has run a moment: the sync follows the store, its first batches are in.
     await new Promise((resolve) => setTimeout(resolve, 2000));
+    const wal = writes > 0 ? await writeThenRead(port, token, writes) : undefined;
     await killWithStore(server, clusterDir);
-    server = startServerProcess(dir, port);
+    server = startServerProcess(dir, port, env);
     const ms = await firstAnswer(server, port, token, 10 * 60_000);
     times.push(ms);
-    const phases = (await printedLine(server, /^Start-up, /, 10 * 60_000)).replace(
-      /^Start-up, in seconds since the process began: /,
-      '',
+    // The start-up line comes before the tokens (a server older than it prints none).
+    await printedLine(server, /^Press Ctrl\+C/, 10 * 60_000);
+    const phases =
+      server.lines
+        .find((l) => l.line.startsWith('Start-up, '))
+        ?.line.replace(/^Start-up, in seconds since the process began: /, '') ?? '(not printed)';
+    const after =
+      wal === undefined ? '' : ` after ${writes} writes (DuckDB WAL ${(wal / 1e6).toFixed(1)} MB)`;
+    log(
+      `run ${run}${after}: first 200 after ${(ms / 1000).toFixed(2)} s; the server's phases: ${phases}`,
     );
-    log(`run ${run}: first 200 after ${(ms / 1000).toFixed(2)} s; the server's phases: ${phases}`);
   }
   const cpuAfter = cpuLoopMs();
   const sorted = [...times].sort((a, b) => a - b);
@@ -140,7 +206,7 @@ try {
       : `${timeEntries.toLocaleString('en-US')}-entry workspace`;
   process.stdout.write(
     [
-      `restart after SIGKILL, ${workspace}, ${runs} runs: spawn to first 200 of GET ${REPORT}`,
+      `restart after SIGKILL${writes > 0 ? ` and ${writes} writes` : ''}, ${workspace}, ${runs} runs: spawn to first 200 of GET ${REPORT}`,
       `  p50 ${(percentile(sorted, 50) / 1000).toFixed(2)} s, p95 ${(percentile(sorted, 95) / 1000).toFixed(2)} s (${sorted.map((ms) => (ms / 1000).toFixed(2)).join(', ')})`,
       `machine: a fixed CPU loop took ${cpuBefore.toFixed(0)} ms before and ${cpuAfter.toFixed(0)} ms after (about 350-850 when quiet)`,
       '',
