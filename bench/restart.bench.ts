@@ -8,7 +8,11 @@
 // Baseline, same run: the fixed CPU loop before and after.
 // With --writes W, each run first makes W writes (PATCH /time-entries/{id}) and waits until the
 // read model shows them: the WAL since the last checkpoints that a start after a crash replays.
-//   npm run bench -- restart [--time-entries N] [--runs R] [--writes W]
+// With --cpus C (a CPU list, `0`), the server and its processes run on those CPUs only
+// (taskset): a start that shares the machine, reproducibly. Each run also prints the CPU time
+// the server and its processes used until the first 200, which whatever else runs does not
+// change.
+//   npm run bench -- restart [--time-entries N] [--runs R] [--writes W] [--cpus C]
 //   Without N: the demo workspace (fixtures/demo.json), imported by a first start into a fresh
 //   data dir (BENCH_DIR, default <tmp>/ll-bench-restart-demo, removed at the end). With N: the
 //   generated workspace of N entries kept under BENCH_DIR as the served benchmarks keep it
@@ -22,6 +26,7 @@ import { parseArgs } from 'node:util';
 import { createKysely } from '../src/store/database.ts';
 import { createToken } from '../src/tokens/token.repository.ts';
 import {
+  cpuSeconds,
   freePort,
   killWithStore,
   printedLine,
@@ -37,11 +42,13 @@ const { values: args } = parseArgs({
     'time-entries': { type: 'string' },
     runs: { type: 'string', default: '5' },
     writes: { type: 'string', default: '0' },
+    cpus: { type: 'string' },
   },
 });
 const timeEntries = args['time-entries'] === undefined ? undefined : Number(args['time-entries']);
 const runs = Number(args.runs);
 const writes = Number(args.writes);
+const onCpus = args.cpus;
 const REPORT = '/api/v1/team-payouts/summary';
 const DEMO = path.resolve(import.meta.dirname, '../fixtures/demo.json');
 
@@ -164,7 +171,7 @@ const port = await freePort();
 const clusterDir = path.join(dir, 'pg');
 // Writes and reads as fast as the benchmark sends them; the rate limit is not what it measures.
 const env = { RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_BURST: '100000' };
-let server = startServerProcess(dir, port, env);
+let server = startServerProcess(dir, port, env, onCpus);
 try {
   log(
     `first start on ${dir}${timeEntries === undefined ? ' (imports the demo workspace)' : ''} ...`,
@@ -178,14 +185,17 @@ try {
 
   const cpuBefore = cpuLoopMs();
   const times: number[] = [];
+  const cpus: number[] = [];
   for (let run = 1; run <= runs; run++) {
     // A server that has run a moment: the sync follows the store, its first batches are in.
     await new Promise((resolve) => setTimeout(resolve, 2000));
     const wal = writes > 0 ? await writeThenRead(port, token, writes) : undefined;
     await killWithStore(server, clusterDir);
-    server = startServerProcess(dir, port, env);
+    server = startServerProcess(dir, port, env, onCpus);
     const ms = await firstAnswer(server, port, token, 10 * 60_000);
+    const cpu = await cpuSeconds(server);
     times.push(ms);
+    cpus.push(cpu);
     // The start-up line comes before the tokens (a server older than it prints none).
     await printedLine(server, /^Press Ctrl\+C/, 10 * 60_000);
     const phases =
@@ -195,7 +205,7 @@ try {
     const after =
       wal === undefined ? '' : ` after ${writes} writes (DuckDB WAL ${(wal / 1e6).toFixed(1)} MB)`;
     log(
-      `run ${run}${after}: first 200 after ${(ms / 1000).toFixed(2)} s; the server's phases: ${phases}`,
+      `run ${run}${after}: first 200 after ${(ms / 1000).toFixed(2)} s, ${cpu.toFixed(2)} s of CPU; the server's phases: ${phases}`,
     );
   }
   const cpuAfter = cpuLoopMs();
@@ -206,8 +216,12 @@ try {
       : `${timeEntries.toLocaleString('en-US')}-entry workspace`;
   process.stdout.write(
     [
-      `restart after SIGKILL${writes > 0 ? ` and ${writes} writes` : ''}, ${workspace}, ${runs} runs: spawn to first 200 of GET ${REPORT}`,
+      `restart after SIGKILL${writes > 0 ? ` and ${writes} writes` : ''}, ${workspace}, ${runs} runs${onCpus === undefined ? '' : `, on CPUs ${onCpus}`}: spawn to first 200 of GET ${REPORT}`,
       `  p50 ${(percentile(sorted, 50) / 1000).toFixed(2)} s, p95 ${(percentile(sorted, 95) / 1000).toFixed(2)} s (${sorted.map((ms) => (ms / 1000).toFixed(2)).join(', ')})`,
+      `  CPU of the server and its processes until then: p50 ${percentile(
+        [...cpus].sort((a, b) => a - b),
+        50,
+      ).toFixed(2)} s`,
       `machine: a fixed CPU loop took ${cpuBefore.toFixed(0)} ms before and ${cpuAfter.toFixed(0)} ms after (about 350-850 when quiet)`,
       '',
     ].join('\n'),

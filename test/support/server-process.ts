@@ -24,15 +24,22 @@ export interface ServerProcess {
   exited: Promise<number | null>;
 }
 
-/** Spawns `npm start`'s command with DATA_DIR and PORT (and `env`) set. */
+/**
+ * Spawns `npm start`'s command with DATA_DIR and PORT (and `env`) set; on the CPUs of `cpus`
+ * only (a list as taskset takes it, `0` or `0,1`), with every process it starts, when given.
+ */
 export function startServerProcess(
   dataDir: string,
   port: number,
   env: Record<string, string> = {},
+  cpus?: string,
 ): ServerProcess {
   if (START[0] !== 'node') throw new Error(`npm start runs ${START[0]}, not node`);
+  const command = [process.execPath, ...START.slice(1)];
+  // taskset runs the command in its own process (exec), so the pid is the server's.
+  if (cpus !== undefined) command.unshift('taskset', '--cpu-list', cpus);
   const spawnedAt = performance.now();
-  const child = spawn(process.execPath, START.slice(1), {
+  const child = spawn(command[0]!, command.slice(1), {
     cwd: ROOT,
     env: { ...process.env, ...env, DATA_DIR: dataDir, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -120,6 +127,37 @@ export function freePort(): Promise<number> {
       probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
     });
   });
+}
+
+/**
+ * CPU seconds the server has used so far, with every process under it (its PostgreSQL, the
+ * dashboard's esbuild) and the children it has reaped: what its start cost whatever else ran
+ * on the machine. Linux counts them in clock ticks of 1/100 s.
+ */
+export async function cpuSeconds(server: ServerProcess): Promise<number> {
+  const stats = new Map<number, string[]>();
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    // After "pid (comm) ": state, ppid, ..., utime (14th field), stime, cutime, cstime.
+    if (stat !== '') stats.set(Number(entry), stat.slice(stat.lastIndexOf(')') + 2).split(' '));
+  }
+  const tree = new Set([server.child.pid!]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const [pid, fields] of stats) {
+      if (!tree.has(pid) && tree.has(Number(fields[1]))) {
+        tree.add(pid);
+        grew = true;
+      }
+    }
+  }
+  let ticks = 0;
+  for (const pid of tree) {
+    const fields = stats.get(pid);
+    if (fields) ticks += [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0);
+  }
+  return ticks / 100;
 }
 
 async function childrenOf(pid: number): Promise<number[]> {
