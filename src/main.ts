@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { info } from './cli/output.ts';
-import { serve } from './cli/serve.ts';
+import type { ReadModelRuntime } from './cli/runtime.ts';
+import type { serve as Serve } from './cli/serve.ts';
+import { StartUpTimes } from './cli/start-up-times.ts';
+import { startStore } from './cli/store-start.ts';
 import { ConfigError, loadConfig } from './config.ts';
-import { importSnapshot } from './snapshot/import.ts';
-import { readSnapshot } from './snapshot/read-snapshot.ts';
-import { openRuntime, type ReadModelRuntime } from './cli/runtime.ts';
 
 const DEMO = path.resolve(import.meta.dirname, '../fixtures/demo.json');
 
@@ -24,10 +24,32 @@ interface DemoFile {
 async function main(): Promise<void> {
   process.env.TOKEN_ENV ??= 'test';
   const config = loadConfig();
+  const startUp = new StartUpTimes();
+  startUp.record('node and modules', 0);
   info(`Starting the store under ${config.databaseUrl ? 'DATABASE_URL' : config.dataDir} ...`);
-  const runtime = await openRuntime(config);
+  // The store starts (and recovers, after a crash) while the rest of the server loads: its
+  // modules are most of a start (docs/sync.md, "Start-up"). This file imports little for that.
+  const embedded = startStore(config, startUp);
+  // Its failure is thrown where it is awaited (openStore), not as an unhandled rejection meanwhile.
+  embedded.catch(() => undefined);
+  const modulesFrom = process.uptime();
+  const { openRuntime } = await import('./cli/runtime.ts').catch(async (error: unknown) => {
+    await (await embedded.catch(() => undefined))?.stop();
+    throw error;
+  });
+  startUp.record('read model modules', modulesFrom);
+  // The read model opens, and the store is migrated, while the server's modules load.
+  const opening = openRuntime(config, { startUp, embedded });
+  const serverFrom = process.uptime();
+  const [opened, loaded] = await Promise.allSettled([
+    opening,
+    import('./cli/serve.ts').finally(() => startUp.record('server modules', serverFrom)),
+  ]);
+  if (opened.status === 'rejected') throw opened.reason;
+  const runtime = opened.value;
   try {
-    await serveDemo(runtime, config.tokenEnv);
+    if (loaded.status === 'rejected') throw loaded.reason;
+    await serveDemo(runtime, config.tokenEnv, loaded.value.serve);
   } catch (error) {
     // A demo that fails to start must not leave its embedded PostgreSQL running.
     await runtime.close().catch(() => undefined);
@@ -35,13 +57,20 @@ async function main(): Promise<void> {
   }
 }
 
-async function serveDemo(runtime: ReadModelRuntime, tokenEnv: string): Promise<void> {
+async function serveDemo(
+  runtime: ReadModelRuntime,
+  tokenEnv: string,
+  serve: typeof Serve,
+): Promise<void> {
   const demo = JSON.parse(await readFile(DEMO, 'utf8')) as DemoFile;
   const workspaces = await runtime.pool.query<{ n: number }>(
     'SELECT count(*)::int AS n FROM workspaces',
   );
   if (workspaces.rows[0]?.n === 0) {
     info(`Empty store: importing the demo workspace "${demo.workspace.name}" ...`);
+    // Only a first start imports: the importer loads with it.
+    const { importSnapshot } = await import('./snapshot/import.ts');
+    const { readSnapshot } = await import('./snapshot/read-snapshot.ts');
     await importSnapshot(runtime.pool, readSnapshot(DEMO));
   }
   await serve(runtime, (url) => {

@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DERIVED_TABLES } from '../src/cli/derived-tables.ts';
+import { buildApp } from '../src/http/app.ts';
 import { parseLsn } from '../src/sync/lsn.ts';
+import { SyncService } from '../src/sync/sync-service.ts';
 import { apiRequest, type Body } from './support/api-request.ts';
 import { createHarness, type Harness } from './support/harness.ts';
 import { ids, smallSnapshot, TOKENS } from './support/small-snapshot.ts';
@@ -150,5 +153,66 @@ describe('data positions: writes answer at commit, reads wait for them', () => {
       }
     }
     expect(gets).toBeGreaterThanOrEqual(14);
+  });
+});
+
+describe('data positions on a server that has just started', () => {
+  const names = (res: { body: Body }) => (res.body.data as Body[]).map((c) => c.name as string);
+  let h: Harness;
+  beforeAll(async () => {
+    h = await createHarness({ live: true });
+    await h.importObject(smallSnapshot());
+    await h.sync();
+  });
+  afterAll(() => h.close());
+
+  it('holds a read that sends a position until its sync knows the read model has passed it', async () => {
+    // The server before stops (killed, say) once a write has committed, before its read model
+    // showed it; the next server serves the same read model, its sync not started yet.
+    await h.syncService!.stop();
+    const write = await apiRequest(h.app, {
+      method: 'PATCH',
+      path: `/clients/${ids.client}`,
+      token: TOKENS.owner,
+      body: { name: 'Acme, written before the restart' },
+    });
+    expect(write.status).toBe(200);
+    const position = write.headers['x-data-position'] as string;
+    const sync = new SyncService({
+      pool: h.pool,
+      url: (h.pool.options as { connectionString: string }).connectionString,
+      readModel: h.readModel,
+      derived: DERIVED_TABLES,
+      status: h.status,
+    });
+    const app = await buildApp({
+      db: h.db,
+      readModel: h.readModel,
+      status: h.status,
+      tokenEnv: 'test',
+      tokenIdentities: h.tokenIdentities,
+      sync,
+      positionWaitMs: 300,
+    });
+    try {
+      const read = () =>
+        apiRequest(app, {
+          method: 'GET',
+          path: '/clients',
+          token: TOKENS.owner,
+          headers: { 'x-data-position': position },
+        });
+      // Not the read model as it stood before the write: 503 once the wait is over.
+      const early = await read();
+      expect(early.status).toBe(503);
+      expect(early.body.error.code).toBe('read_model_unavailable');
+      await sync.start();
+      const later = await read();
+      expect(later.status).toBe(200);
+      expect(names(later)).toContain('Acme, written before the restart');
+    } finally {
+      await app.close();
+      await sync.stop();
+    }
   });
 });

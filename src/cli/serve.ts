@@ -6,7 +6,7 @@ import { SyncService } from '../sync/sync-service.ts';
 import { TokenIdentityCache } from '../tokens/token-identity-cache.ts';
 import { DERIVED_TABLES } from './derived-tables.ts';
 import { info } from './output.ts';
-import { buildDashboard, DASHBOARD_DIR } from './dashboard-build.ts';
+import { DASHBOARD_DIR, ensureDashboard } from './dashboard-build.ts';
 import { startProgress, type Progress } from './progress.ts';
 
 /**
@@ -18,18 +18,21 @@ export async function serve(
   runtime: ReadModelRuntime,
   onListening?: (url: string) => void,
 ): Promise<FastifyInstance> {
-  const { config } = runtime;
+  const { config, startUp } = runtime;
   // Checked before anything listens: a bad schedules file is one line and exit code 1.
   const schedules = config.exportSchedules ? await loadSchedules(config.exportSchedules) : [];
   const sync = createSyncService(runtime);
-  const tokenIdentities = await TokenIdentityCache.listen(runtime.pool, (error) =>
-    info(
-      `token cache: lost its PostgreSQL notifications, reading tokens from the store (${String(error)})`,
+  const tokenIdentities = await startUp.time('token cache', () =>
+    TokenIdentityCache.listen(runtime.pool, (error) =>
+      info(
+        `token cache: lost its PostgreSQL notifications, reading tokens from the store (${String(error)})`,
+      ),
     ),
   );
-  // The dashboard is built from the repository at every start (a second or two), so it is
-  // always the code checked out.
-  await buildDashboard();
+  // Built again when a file it is built from changed (a second or two), so it is always the
+  // code checked out.
+  await startUp.time('dashboard', () => ensureDashboard());
+  const appStarted = process.uptime();
   const app = await buildApp({
     dashboardDir: DASHBOARD_DIR,
     db: runtime.db,
@@ -47,6 +50,7 @@ export async function serve(
         : { windowSeconds: config.rateLimitWindowSeconds }),
     },
   });
+  startUp.record('app', appStarted);
   const scheduler = new ExportScheduler({
     readModel: runtime.readModel,
     status: runtime.status,
@@ -70,11 +74,12 @@ export async function serve(
   }
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   try {
-    await app.listen({ host: config.host, port: config.port });
+    await startUp.time('listen', () => app.listen({ host: config.host, port: config.port }));
     info(`Listening on ${url} (tokens of env "${config.tokenEnv}")`);
     // Runs for the life of the server: the first load (when the read model has none), then
     // every committed change as it streams in.
-    await sync.start();
+    await startUp.time('sync', () => sync.start());
+    info(`Start-up, in seconds since the process began: ${startUp.toString()}`);
   } catch (error) {
     // A server that cannot start stops what it started, its embedded PostgreSQL included.
     await close().catch(() => undefined);

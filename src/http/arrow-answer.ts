@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { notAcceptable } from '../api/errors.ts';
 import { tableRows } from '../api/table-answer.ts';
-import { arrowStream } from './arrow-table.ts';
+import type { arrowStream as ArrowStream } from './arrow-table.ts';
 
 // Content negotiation of the API's JSON answers (docs/api.md, "Arrow answers"). A list or
 // report (its declared 200 schema marked by answersAsTable) answers an Arrow IPC stream when
@@ -14,6 +14,10 @@ const JSON_TYPE = 'application/json';
 
 /** Requests answered as Arrow, with the path of their rows. */
 const ARROW_ANSWERS = new WeakMap<FastifyRequest, readonly string[]>();
+
+// apache-arrow is 145 of the 730 modules a server loads (0.1-0.4 s of its start): loaded at the
+// first Arrow answer instead (docs/sync.md, "Start-up").
+let arrowTable: Promise<{ arrowStream: typeof ArrowStream }> | undefined;
 
 /**
  * Registers the negotiation: after the access checks (401, 402, 403 come first) and before the
@@ -39,6 +43,7 @@ export function registerArrowAnswers(app: FastifyInstance): void {
     if (rows === undefined || reply.statusCode !== 200 || typeof payload !== 'string')
       return payload;
     const declared = request.routeOptions.schema!.response as Record<number, z.ZodType>;
+    const { arrowStream } = await (arrowTable ??= import('./arrow-table.ts'));
     const stream = arrowStream(
       declared[200]!,
       rows,

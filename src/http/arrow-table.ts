@@ -22,17 +22,13 @@ import {
 } from 'apache-arrow';
 import type { z } from 'zod';
 import { decimalText, isoDate, isoTimestamp } from '../value-schemas.ts';
+import { META_KEY, ROWS_KEY } from './arrow-metadata.ts';
 
 // The table form of a JSON answer (docs/api.md, "Arrow answers"): its row array as one Arrow
 // record batch, typed from the route's declared zod schema, and the rest of the answer as JSON
 // text in the schema's metadata. Every value keeps what the JSON said: a column whose values
 // its Arrow type would change is sent as text instead (a decimal past 38 digits at the page's
 // scale, a timestamp finer than milliseconds).
-
-/** Schema metadata: the answer without its rows, as JSON text. */
-export const META_KEY = 'ledgerline.meta';
-/** Schema metadata: where the rows were in the answer (`data`, `data.members`). */
-export const ROWS_KEY = 'ledgerline.rows';
 
 /** Digits a Decimal128 holds. */
 const DECIMAL_PRECISION = 38;

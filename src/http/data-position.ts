@@ -4,7 +4,7 @@ import { LRUCache } from 'lru-cache';
 import { positionNotReached, validationFailed } from '../api/errors.ts';
 import type { Database } from '../store/schema.ts';
 import { readStorePosition } from '../store/store-position.ts';
-import { formatLsn, parseLsn, type Lsn } from '../sync/lsn.ts';
+import { formatLsn, parseLsn, ZERO_LSN, type Lsn } from '../sync/lsn.ts';
 
 // Writes answer once PostgreSQL has committed them; the read model follows a moment later.
 // What keeps a client's reads consistent with its writes is a data position (docs/api.md,
@@ -64,8 +64,10 @@ export function registerDataPositions(app: FastifyInstance, options: DataPositio
   app.addHook('preHandler', async (request) => {
     if (request.method !== 'GET' || !isTokenRoute(request)) return;
     const sent = readPositionHeader(request);
-    if (request.routeOptions.config.fromStore || sync?.position === undefined) return;
-    const current = parseLsn(sync.position);
+    if (request.routeOptions.config.fromStore || sync === undefined) return;
+    // No position yet (a server that has just started, before its sync has read where the read
+    // model stands): nothing is known to be passed, so a position waits like any other.
+    const current = sync.position === undefined ? ZERO_LSN : parseLsn(sync.position);
     const token = request.caller.tokenPrefix;
     const own = lastWrites.get(token);
     // Passed for good: forgotten. At `current` exactly, only the sync can tell (a change-log

@@ -5,7 +5,7 @@ import { createJsonSchemaTransform } from 'fastify-type-provider-zod';
 import { documentedOverride } from '../schema-doc.ts';
 import { tableRows } from '../api/table-answer.ts';
 import { ARROW_STREAM } from './arrow-answer.ts';
-import { META_KEY } from './arrow-table.ts';
+import { META_KEY } from './arrow-metadata.ts';
 import { DATA_POSITION_HEADER, DATA_POSITION_SCHEMA } from './data-position.ts';
 
 // The OpenAPI 3.1 document is generated from the routes' own declarations (params, query,

@@ -59,10 +59,17 @@ export async function openReadModel(
   try {
     await ensureTables(connection, await sqlFiles('tables.sql'));
     await createIndexes(connection);
-    await connection.run(await readFile(path.join(DUCKDB_SQL_DIR, 'macros.sql'), 'utf8'));
+    // The macros, views and currencies stay in the file: made again only when they changed
+    // (docs/sync.md, "Start-up").
+    const definitions = await readDefinitions(sqlDirs);
+    const made = await holdsDefinitions(connection, definitions.version);
+    if (!made) await connection.run(definitions.macros);
     for (const part of parts) await part.install?.(connection);
-    await createViews(connection, sqlDirs);
-    await seedCurrencies(connection);
+    if (!made) {
+      await createViews(connection, definitions.views);
+      await seedCurrencies(connection);
+      await recordDefinitions(connection, definitions.version);
+    }
   } finally {
     connection.closeSync();
   }
@@ -113,25 +120,108 @@ async function ensureTables(connection: DuckDBConnection, tablesSql: string[]): 
   for (const [view] of views.getRows())
     await connection.run(`DROP VIEW IF EXISTS "${String(view)}"`);
   for (const text of tablesSql) await connection.run(text);
+  // The views went with the tables: the definitions are made again (holdsDefinitions).
+  await connection.run('COMMENT ON TABLE read_model_meta IS NULL');
   await connection.run('DELETE FROM read_model_meta');
   await connection.run('INSERT INTO read_model_meta VALUES ($version)', { version });
 }
 
+/** What the read model defines over its tables, and their version. */
+interface Definitions {
+  macros: string;
+  views: { file: string; sql: string }[];
+  /** The SHA-256 of the macros, the views (file names and text) and the currencies. */
+  version: string;
+}
+
 /**
- * Creates every view of the `views/` folders of `sqlDirs` (one view or macro per file, named
- * after it). Views may use each other, across parts too; rather than keep an order by hand, a
- * view whose dependency is not there yet is retried after the others.
+ * The shared macros (sql/duckdb/macros.sql) and the views of the `views/` folders of
+ * `sqlDirs`, one view or macro per file, named after it.
  */
-async function createViews(connection: DuckDBConnection, sqlDirs: string[]): Promise<void> {
+async function readDefinitions(sqlDirs: string[]): Promise<Definitions> {
+  const macros = await readFile(path.join(DUCKDB_SQL_DIR, 'macros.sql'), 'utf8');
   const files: string[] = [];
   for (const dir of sqlDirs) {
     const views = path.join(dir, 'views');
     const names = (await ifExists(readdir(views))) ?? [];
     files.push(...names.filter((f) => f.endsWith('.sql')).map((f) => path.join(views, f)));
   }
-  let pending = await Promise.all(
+  const views = await Promise.all(
     files.sort().map(async (f) => ({ file: path.basename(f), sql: await readFile(f, 'utf8') })),
   );
+  const hash = createHash('sha256').update(macros).update('\0');
+  for (const view of views) hash.update(view.file).update('\0').update(view.sql).update('\0');
+  hash.update(JSON.stringify([...allCurrencyScales()]));
+  return { macros, views, version: hash.digest('hex') };
+}
+
+// Which macros and views the catalog holds, and the comment on each.
+const CATALOG_OBJECTS = `
+  SELECT 'MACRO' AS kind, function_name AS name, comment FROM duckdb_functions()
+  WHERE database_name = current_database() AND schema_name = 'main' AND NOT internal
+    AND function_type = 'macro'
+  UNION ALL
+  SELECT 'MACRO TABLE', function_name, comment FROM duckdb_functions()
+  WHERE database_name = current_database() AND schema_name = 'main' AND NOT internal
+    AND function_type = 'table_macro'
+  UNION ALL
+  SELECT 'VIEW', view_name, comment FROM duckdb_views()
+  WHERE database_name = current_database() AND schema_name = 'main' AND NOT internal`;
+
+/**
+ * Whether the read model holds the definitions of `version`, as recordDefinitions left them:
+ * read_model_meta's comment is the version (none once the tables were made anew, and with
+ * them the views), every macro and view carries it as its comment, and the currencies are this
+ * code's. DuckDB drops an object's comment when it is made again, so the definitions of other
+ * code (an older checkout opening the same file makes its own each time and records nothing)
+ * show as objects without it.
+ */
+async function holdsDefinitions(connection: DuckDBConnection, version: string): Promise<boolean> {
+  const meta = await connection.runAndReadAll(
+    "SELECT comment FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' AND table_name = 'read_model_meta'",
+  );
+  if (meta.getRows()[0]?.[0] !== version) return false;
+  const objects = await connection.runAndReadAll(
+    `SELECT count(*) FROM (${CATALOG_OBJECTS}) WHERE comment IS DISTINCT FROM $version`,
+    { version },
+  );
+  if (objects.getRows()[0]?.[0] !== 0n) return false;
+  const currencies = await connection.runAndReadAll(
+    'SELECT code, scale FROM currencies ORDER BY code',
+  );
+  const expected = [...allCurrencyScales()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return JSON.stringify(currencies.getRows()) === JSON.stringify(expected);
+}
+
+/** Marks every macro and view, and read_model_meta, as made at `version` (holdsDefinitions). */
+async function recordDefinitions(connection: DuckDBConnection, version: string): Promise<void> {
+  // COMMENT takes no parameter: the version is hex digits and each name is quoted as an
+  // identifier, neither of which can end its quotes.
+  if (!/^[0-9a-f]{64}$/.test(version)) throw new Error(`Not a SHA-256: ${version}`);
+  const objects = (await connection.runAndReadAll(CATALOG_OBJECTS)).getRows();
+  await connection.run('BEGIN TRANSACTION');
+  try {
+    for (const [kind, name] of objects) {
+      const identifier = `"${String(name).replaceAll('"', '""')}"`;
+      await connection.run(`COMMENT ON ${String(kind)} ${identifier} IS '${version}'`);
+    }
+    await connection.run(`COMMENT ON TABLE read_model_meta IS '${version}'`);
+    await connection.run('COMMIT');
+  } catch (error) {
+    await connection.run('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * Creates every view. Views may use each other, across parts too; rather than keep an order by
+ * hand, a view whose dependency is not there yet is retried after the others.
+ */
+async function createViews(
+  connection: DuckDBConnection,
+  views: { file: string; sql: string }[],
+): Promise<void> {
+  let pending = views;
   while (pending.length > 0) {
     const failed: typeof pending = [];
     let lastError: unknown;

@@ -11,7 +11,8 @@ const SEARCH_SQL_DIR = path.resolve(import.meta.dirname, 'sql');
  * src/search/sql/search-folding.sql and the macros of src/search/sql/search.sql. The index holds what
  * those files computed when it was built (normalized words, codes); when either file is not
  * what the index was built with (a new read model, a regenerated folding, a changed macro),
- * the index is rebuilt here, in one transaction.
+ * both are installed again and the index is rebuilt here, in one transaction. Otherwise the
+ * read model holds them already (whoever installs others records their version here).
  */
 export async function installSearch(connection: DuckDBConnection): Promise<void> {
   const folding = await readFile(path.join(SEARCH_SQL_DIR, 'search-folding.sql'), 'utf8');
@@ -20,9 +21,10 @@ export async function installSearch(connection: DuckDBConnection): Promise<void>
   const built = (
     await connection.runAndReadAll('SELECT sql_sha256 FROM search_meta')
   ).getRows()[0]?.[0];
-  if (built !== version) await connection.run(folding);
-  await connection.run(macros);
+  // The folding and the macros stay in the file with the index they built.
   if (built === version) return;
+  await connection.run(folding);
+  await connection.run(macros);
   await connection.run('BEGIN TRANSACTION');
   try {
     // A new read model has nothing to index yet (its first load builds the index).
