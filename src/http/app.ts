@@ -36,6 +36,7 @@ import type { RouteContext } from '../api/route-context.ts';
 import { registerHealthRoutes } from './health.route.ts';
 import { meRoutes } from './me.route.ts';
 import { registerMetrics } from './metrics.ts';
+import { readModelMemory } from '../readmodel/read-model-memory.ts';
 import { registerDashboard } from './dashboard.route.ts';
 import { registerRateLimit, type RateLimitOptions } from './rate-limit.ts';
 import type { SyncService } from '../sync/sync-service.ts';
@@ -159,7 +160,12 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     ...(deps.sync ? { sync: deps.sync } : {}),
   });
   registerHealthRoutes(app, { db: deps.db, status: deps.status, sync: deps.sync });
-  registerMetrics(app, { db: deps.db, status: deps.status, sync: deps.sync });
+  registerMetrics(app, {
+    db: deps.db,
+    status: deps.status,
+    sync: deps.sync,
+    readModelMemory: () => connections.use(readModelMemory),
+  });
   if (deps.validateResponses) registerResponseCheck(app);
   // After the response check: an Arrow answer's JSON is checked before it becomes a table.
   registerArrowAnswers(app);
