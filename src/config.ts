@@ -27,6 +27,12 @@ const configSchema = z.object({
     .int()
     .min(0)
     .default(50_000),
+  // Mebi-characters of read-model answers kept (src/readmodel/answer-cache.ts); 0 keeps none.
+  ANSWER_CACHE_MB: z.coerce
+    .number({ error: 'must be a whole number of megabytes' })
+    .int()
+    .min(0)
+    .default(32),
   // A JSON file of export schedules the server runs (docs/exports.md); unset: none.
   EXPORT_SCHEDULES: z.string().min(1).optional(),
 });
@@ -44,6 +50,8 @@ export interface Config {
   rateLimitBurst: number | undefined;
   /** Rows kept per list by the record cache. */
   recordCacheRows: number;
+  /** Characters of read-model answers kept by the answer cache. */
+  answerCacheChars: number;
   /** Path of the export schedules file, resolved; undefined: no schedules. */
   exportSchedules: string | undefined;
 }
@@ -75,6 +83,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerSecond: c.RATE_LIMIT_PER_SECOND,
     rateLimitBurst: c.RATE_LIMIT_BURST,
     recordCacheRows: c.RECORD_CACHE_ROWS,
+    answerCacheChars: c.ANSWER_CACHE_MB * 1024 * 1024,
     exportSchedules:
       c.EXPORT_SCHEDULES === undefined ? undefined : path.resolve(c.EXPORT_SCHEDULES),
   };

@@ -39,6 +39,7 @@ export async function serve(
     logLevel: config.logLevel,
     sync,
     recordCacheRows: config.recordCacheRows,
+    answerCacheChars: config.answerCacheChars,
     tokenIdentities,
     rateLimit: {
       ...(config.rateLimitPerSecond === undefined ? {} : { perSecond: config.rateLimitPerSecond }),

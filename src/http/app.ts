@@ -29,6 +29,8 @@ import { registerJsonBodyParser } from './json-body.ts';
 import { isPublicApiPath, registerOpenApi } from './openapi.ts';
 import { registerResponseCheck } from './response-check.ts';
 import { registerArrowAnswers } from './arrow-answer.ts';
+import { registerCachedAnswers } from './cached-answers.ts';
+import { AnswerCache } from '../readmodel/answer-cache.ts';
 import { readModelUnavailable } from '../api/errors.ts';
 import { registerDataPositions } from './data-position.ts';
 import { registerErrorHandling } from './error-handler.ts';
@@ -58,6 +60,11 @@ export interface AppDependencies {
   rateLimit?: Partial<RateLimitOptions>;
   /** Rows kept per list in the record cache (RECORD_CACHE_ROWS; default 50,000). */
   recordCacheRows?: number;
+  /**
+   * Characters of read-model answers kept (ANSWER_CACHE_MB; default 32 Mi; 0 keeps none):
+   * src/http/cached-answers.ts.
+   */
+  answerCacheChars?: number;
   /** Token identities kept in memory; without it every request reads its token from the store. */
   tokenIdentities?: TokenIdentityCache;
   /**
@@ -167,6 +174,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     readModelMemory: () => connections.use(readModelMemory),
   });
   if (deps.validateResponses) registerResponseCheck(app);
+  // After the data positions' wait; before the Arrow answers, so that the JSON is kept.
+  registerCachedAnswers(app, new AnswerCache(deps.status, deps.answerCacheChars), deps.status);
   // After the response check: an Arrow answer's JSON is checked before it becomes a table.
   registerArrowAnswers(app);
   await registerOpenApi(app, API_PREFIX);

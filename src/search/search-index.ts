@@ -192,14 +192,15 @@ const SCRATCH_TABLES = [
 ];
 
 /** Tables whose changes change some record's searched text. */
-const SEARCHED_TABLES = new Set([
+export const SEARCHED_TABLES: readonly string[] = [
   'clients',
   'projects',
   'project_members',
   'users',
   'invoices',
   'invoice_lines',
-]);
+];
+const SEARCHED = new Set(SEARCHED_TABLES);
 
 /**
  * Which records a change of each searched table touches, from its change file `source`
@@ -273,7 +274,7 @@ export class SearchIndexUpdate implements DerivedBatch {
    * here too: a deleted line's change carries only its id, so its invoice is known only before.
    */
   async beforeApply(duck: DuckDBConnection, table: string, source: string): Promise<void> {
-    if (!SEARCHED_TABLES.has(table)) return;
+    if (!SEARCHED.has(table)) return;
     this.sources.set(table, source);
     if (table === 'invoice_lines')
       await duck.run(`INSERT INTO search_touched ${linesInvoices(source)}`);

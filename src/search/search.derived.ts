@@ -1,7 +1,12 @@
 import path from 'node:path';
 import type { DerivedTables } from '../readmodel/derived-tables.ts';
 import { DERIVED_COLUMNS } from './client-names.ts';
-import { rebuildSearchIndex, SEARCH_TABLES, SearchIndexUpdate } from './search-index.ts';
+import {
+  rebuildSearchIndex,
+  SEARCH_TABLES,
+  SEARCHED_TABLES,
+  SearchIndexUpdate,
+} from './search-index.ts';
 import { installSearch } from './search-schema.ts';
 
 /**
@@ -12,6 +17,11 @@ import { installSearch } from './search-schema.ts';
 export const searchIndex: DerivedTables = {
   name: 'search',
   tables: SEARCH_TABLES,
+  sources: {
+    ...Object.fromEntries(SEARCH_TABLES.map((table) => [table, SEARCHED_TABLES])),
+    // client_name_lower: the client's name (refreshClientNames).
+    ...Object.fromEntries([...DERIVED_COLUMNS.keys()].map((table) => [table, ['clients']])),
+  },
   sqlDir: path.join(import.meta.dirname, 'sql'),
   derivedColumns: DERIVED_COLUMNS,
   rebuildInCopy: true,
