@@ -6,15 +6,18 @@ import {
   SEARCH_TABLES,
   SEARCHED_TABLES,
   SearchIndexUpdate,
+  type SearchRefreshOptions,
 } from './search-index.ts';
 import { installSearch } from './search-schema.ts';
 
 /**
  * The search index as the sync keeps it (src/readmodel/derived-tables.ts), with the client
- * names it sets on projects and invoices. Rebuilt inside the first load's copy transaction;
- * installed (folding and macros) whenever the read model opens.
+ * names it sets on projects and invoices, refreshing up to `inProcessUpTo` touched records of a
+ * batch in process (src/search/search-refresh.ts; a test sets 0 to follow every batch with the
+ * SQL). Rebuilt inside the first load's copy transaction; installed (folding and macros)
+ * whenever the read model opens.
  */
-export const searchIndex: DerivedTables = {
+export const searchIndexPart = (options: SearchRefreshOptions = {}): DerivedTables => ({
   name: 'search',
   tables: SEARCH_TABLES,
   sources: {
@@ -27,5 +30,8 @@ export const searchIndex: DerivedTables = {
   rebuildInCopy: true,
   install: installSearch,
   rebuild: rebuildSearchIndex,
-  batch: () => new SearchIndexUpdate(),
-};
+  batch: () => new SearchIndexUpdate(options),
+});
+
+/** The search index as the server keeps it (searchIndexPart). */
+export const searchIndex: DerivedTables = searchIndexPart();
