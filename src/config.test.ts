@@ -12,6 +12,7 @@ describe('configuration from the environment', () => {
       tokenEnv: 'live',
       logLevel: 'warn',
       recordCacheRows: 50_000,
+      answerCacheChars: 32 * 1024 * 1024,
       exportSchedules: undefined,
     });
   });
@@ -28,6 +29,7 @@ describe('configuration from the environment', () => {
     [{ TOKEN_ENV: 'prod' }, /^Invalid configuration: TOKEN_ENV /],
     [{ DATABASE_URL: 'mysql://x' }, /^Invalid configuration: DATABASE_URL /],
     [{ RECORD_CACHE_ROWS: '-1' }, /^Invalid configuration: RECORD_CACHE_ROWS /],
+    [{ ANSWER_CACHE_MB: '1.5' }, /^Invalid configuration: ANSWER_CACHE_MB /],
   ])('names the bad variable in one line: %j', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

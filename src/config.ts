@@ -29,6 +29,12 @@ const configSchema = z.object({
     .int()
     .min(0)
     .default(50_000),
+  // Mebi-characters of read-model answers kept (src/readmodel/answer-cache.ts); 0 keeps none.
+  ANSWER_CACHE_MB: z.coerce
+    .number({ error: 'must be a whole number of megabytes' })
+    .int()
+    .min(0)
+    .default(32),
   // A JSON file of export schedules the server runs (docs/exports.md); unset: none.
   EXPORT_SCHEDULES: z.string().min(1).optional(),
 });
@@ -46,6 +52,8 @@ export interface Config {
   rateLimitWindowSeconds: number | undefined;
   /** Rows kept per list by the record cache. */
   recordCacheRows: number;
+  /** Characters of read-model answers kept by the answer cache. */
+  answerCacheChars: number;
   /** Path of the export schedules file, resolved; undefined: no schedules. */
   exportSchedules: string | undefined;
 }
@@ -92,6 +100,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitRequests: c.RATE_LIMIT_REQUESTS,
     rateLimitWindowSeconds: c.RATE_LIMIT_WINDOW_SECONDS,
     recordCacheRows: c.RECORD_CACHE_ROWS,
+    answerCacheChars: c.ANSWER_CACHE_MB * 1024 * 1024,
     exportSchedules:
       c.EXPORT_SCHEDULES === undefined ? undefined : path.resolve(c.EXPORT_SCHEDULES),
   };

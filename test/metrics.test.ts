@@ -90,6 +90,18 @@ describe('GET /metrics', () => {
     expect(value(text, 'nodejs_heap_size_used_bytes')).toBeGreaterThan(0);
   });
 
+  it("gives the read model's memory by DuckDB's tag", async () => {
+    const text = await scrape();
+    // The copied tables' rows are in DuckDB's memory (an in-memory read model: all of them).
+    expect(
+      value(text, 'ledgerline_duckdb_memory_bytes', { tag: 'IN_MEMORY_TABLE' }),
+    ).toBeGreaterThan(0);
+    const tags = parseExposition(text).samples.filter(
+      (s) => s.name === 'ledgerline_duckdb_memory_bytes',
+    );
+    expect(tags.every((s) => s.value > 0)).toBe(true);
+  });
+
   it('counts requests by route pattern and status, and times them', async () => {
     const before = await scrape();
     const route = { method: 'GET', route: '/api/v1/invoices/:id', status_code: '200' };

@@ -12,6 +12,7 @@ import { createTestDatabase } from './support/databases.ts';
 import { importObject } from './support/import-object.ts';
 import { restrictedRoleUrl } from './support/restricted-role.ts';
 import { DERIVED_TABLES, READ_MODEL_PARTS } from '../src/cli/derived-tables.ts';
+import { searchIndexPart } from '../src/search/search.derived.ts';
 
 const W = 'd0000000-0000-4000-8000-000000000000';
 const id = (kind: number, n: number) =>
@@ -201,8 +202,17 @@ const change = fc.oneof<fc.Arbitrary<Change>[]>(
     ]),
 );
 
-/** Runs the sync tests against a store the sync follows by replication, or by change log. */
-function syncSuite(mode: 'replication' | 'change-log') {
+/**
+ * Runs the sync tests against a store the sync follows by replication, or by change log, the
+ * touched records refreshed in process (search-refresh.ts) up to its bound, or always by SQL.
+ */
+function syncSuite(mode: 'replication' | 'change-log', refresh: 'in-process' | 'sql') {
+  const refreshes = { 'in-process': 0, sql: 0 };
+  const search = searchIndexPart({
+    ...(refresh === 'sql' ? { inProcessUpTo: 0 } : {}),
+    onRefresh: (how) => refreshes[how]++,
+  });
+  const derived = DERIVED_TABLES.map((part) => (part.name === 'search' ? search : part));
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
   let url: string;
   let pool: pg.Pool;
@@ -256,7 +266,7 @@ function syncSuite(mode: 'replication' | 'change-log') {
       pool,
       url,
       readModel,
-      derived: DERIVED_TABLES,
+      derived,
       status: new ReadModelStatus(),
     });
     await sync.start();
@@ -436,6 +446,8 @@ function syncSuite(mode: 'replication' | 'change-log') {
       await caughtUp();
       await expectIndexEqualToRebuild();
     }
+    expect(refreshes[refresh]).toBeGreaterThan(0);
+    expect(refreshes[refresh === 'sql' ? 'in-process' : 'sql']).toBe(0);
   });
 
   it('a batch of other tables leaves the index as it was', async () => {
@@ -448,9 +460,13 @@ function syncSuite(mode: 'replication' | 'change-log') {
 }
 
 describe('search index maintenance by the sync (logical replication)', () => {
-  syncSuite('replication');
+  syncSuite('replication', 'in-process');
+});
+
+describe('search index maintenance by the sync (logical replication, refreshed by SQL)', () => {
+  syncSuite('replication', 'sql');
 });
 
 describe('search index maintenance by the sync (change log)', () => {
-  syncSuite('change-log');
+  syncSuite('change-log', 'in-process');
 });

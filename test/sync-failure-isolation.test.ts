@@ -20,6 +20,7 @@ import { ids, smallSnapshot } from './support/small-snapshot.ts';
 const probe: DerivedTables = {
   name: 'probe',
   tables: [],
+  sources: {},
   rebuild: () => Promise.resolve(),
   batch: () => ({
     beforeApply: () => Promise.resolve(),

@@ -34,7 +34,30 @@ declare module 'fastify' {
      * wait for a data position (src/http/data-position.ts).
      */
     fromStore?: true;
+    /**
+     * A GET of the read model whose 200 answers are kept and served again until one of the
+     * copied tables it reads changes (src/http/cached-answers.ts): `reads` names those every
+     * request reads, `withParameter` those a query parameter adds when it is given (a filter,
+     * a search); a derived table counts as its part's sources (DerivedTables.sources).
+     * test/cached-answers.test.ts checks them against the tables DuckDB plans the route's
+     * statements over.
+     */
+    answers?: AnswerReads;
   }
+}
+
+/** The copied tables a route's answer reads (config.answers). */
+export interface AnswerReads {
+  reads: readonly string[];
+  withParameter?: Readonly<Record<string, readonly string[]>>;
+}
+
+/** The copied tables the answer of a request with the query parameters `parameters` reads. */
+export function answerTables(rule: AnswerReads, parameters: Iterable<string>): string[] {
+  const tables = new Set(rule.reads);
+  for (const parameter of parameters)
+    for (const table of rule.withParameter?.[parameter] ?? []) tables.add(table);
+  return [...tables].sort();
 }
 
 /** A resource's or report's routes, as one Fastify plugin typed by its zod schemas. */

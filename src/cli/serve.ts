@@ -42,6 +42,7 @@ export async function serve(
     logLevel: config.logLevel,
     sync,
     recordCacheRows: config.recordCacheRows,
+    answerCacheChars: config.answerCacheChars,
     tokenIdentities,
     rateLimit: {
       ...(config.rateLimitRequests === undefined ? {} : { requests: config.rateLimitRequests }),

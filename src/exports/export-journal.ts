@@ -200,6 +200,12 @@ export async function resetExportJournal(duck: DuckDBConnection): Promise<void> 
 export const exportJournal: DerivedTables = {
   name: 'export-journal',
   tables: EXPORT_JOURNAL_TABLES,
+  sources: Object.fromEntries(
+    EXPORT_JOURNAL_TABLES.map((table) => [
+      table,
+      [...new Set([...Object.keys(KEY_SQL), ...Object.keys(DEPENDENTS)])].sort(),
+    ]),
+  ),
   sqlDir: path.join(import.meta.dirname, 'sql'),
   rebuild: resetExportJournal,
   batch: () => new ExportJournalUpdate(),

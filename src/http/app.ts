@@ -29,6 +29,8 @@ import { registerJsonBodyParser } from './json-body.ts';
 import { isPublicApiPath, registerOpenApi } from './openapi.ts';
 import { registerResponseCheck } from './response-check.ts';
 import { registerArrowAnswers } from './arrow-answer.ts';
+import { registerCachedAnswers } from './cached-answers.ts';
+import { AnswerCache } from '../readmodel/answer-cache.ts';
 import { readModelUnavailable } from '../api/errors.ts';
 import { registerDataPositions } from './data-position.ts';
 import { registerErrorHandling } from './error-handler.ts';
@@ -36,6 +38,7 @@ import type { RouteContext } from '../api/route-context.ts';
 import { registerHealthRoutes } from './health.route.ts';
 import { meRoutes } from './me.route.ts';
 import { registerMetrics } from './metrics.ts';
+import { readModelMemory } from '../readmodel/read-model-memory.ts';
 import { registerDashboard } from './dashboard.route.ts';
 import { registerRateLimit, type RateLimitOptions } from './rate-limit.ts';
 import type { SyncService } from '../sync/sync-service.ts';
@@ -57,6 +60,11 @@ export interface AppDependencies {
   rateLimit?: Partial<RateLimitOptions>;
   /** Rows kept per list in the record cache (RECORD_CACHE_ROWS; default 50,000). */
   recordCacheRows?: number;
+  /**
+   * Characters of read-model answers kept (ANSWER_CACHE_MB; default 32 Mi; 0 keeps none):
+   * src/http/cached-answers.ts.
+   */
+  answerCacheChars?: number;
   /** Token identities kept in memory; without it every request reads its token from the store. */
   tokenIdentities?: TokenIdentityCache;
   /**
@@ -159,8 +167,15 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     ...(deps.sync ? { sync: deps.sync } : {}),
   });
   registerHealthRoutes(app, { db: deps.db, status: deps.status, sync: deps.sync });
-  registerMetrics(app, { db: deps.db, status: deps.status, sync: deps.sync });
+  registerMetrics(app, {
+    db: deps.db,
+    status: deps.status,
+    sync: deps.sync,
+    readModelMemory: () => connections.use(readModelMemory),
+  });
   if (deps.validateResponses) registerResponseCheck(app);
+  // After the data positions' wait; before the Arrow answers, so that the JSON is kept.
+  registerCachedAnswers(app, new AnswerCache(deps.status, deps.answerCacheChars), deps.status);
   // After the response check: an Arrow answer's JSON is checked before it becomes a table.
   registerArrowAnswers(app);
   await registerOpenApi(app, API_PREFIX);

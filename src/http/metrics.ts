@@ -10,6 +10,8 @@ interface MetricsDependencies {
   db: Kysely<Database>;
   status: ReadModelStatus;
   sync: SyncService | undefined;
+  /** The read model's memory by DuckDB's tag (`duckdb_memory()`), in bytes. */
+  readModelMemory?: () => Promise<{ tag: string; bytes: number }[]>;
 }
 
 /** A gauge or counter whose value is read from the sync's own figures at each scrape. */
@@ -154,6 +156,15 @@ export function registerMetrics(app: FastifyInstance, deps: MetricsDependencies)
     registers,
   });
 
+  // Beside the process's RSS: what of it is DuckDB's (its buffer pool and what its statements
+  // hold), by DuckDB's own tag (base tables, ART indexes, hash tables, ...).
+  const duckdbMemory = new Gauge({
+    name: 'ledgerline_duckdb_memory_bytes',
+    help: 'Memory the read model (DuckDB) holds, by tag of duckdb_memory().',
+    labelNames: ['tag'],
+    registers,
+  });
+
   const labelNames = ['method', 'route', 'status_code'] as const;
   const requests = new Counter({
     name: 'ledgerline_http_requests_total',
@@ -197,6 +208,10 @@ export function registerMetrics(app: FastifyInstance, deps: MetricsDependencies)
     lagSeconds.set(lag.seconds);
     lagBytes.set(lag.bytes);
     slotRetained.set(slot ? Number(slot.retainedBytes) : 0);
+    if (deps.readModelMemory && deps.status.ready) {
+      duckdbMemory.reset();
+      for (const { tag, bytes } of await deps.readModelMemory()) duckdbMemory.set({ tag }, bytes);
+    }
     return reply.type(registry.contentType).send(await registry.metrics());
   });
 }

@@ -33,6 +33,13 @@ export interface DerivedTables extends ReadModelPart {
   /** Read-model tables the part owns: never copied from PostgreSQL, never in a change file. */
   readonly tables: readonly string[];
   /**
+   * By table the part writes (each of its tables, and each copied table it fills derived
+   * columns of): the copied tables whose changes it follows for it. Such a table changes only
+   * in a batch that changes one of these (or a load), so what reads it is as current as they
+   * are (src/readmodel/answer-cache.ts).
+   */
+  readonly sources: Readonly<Record<string, readonly string[]>>;
+  /**
    * Columns of copied tables that the part fills itself, by table: never read from PostgreSQL,
    * never in a change file.
    */

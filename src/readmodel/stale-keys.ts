@@ -64,6 +64,24 @@ export interface StaleKeysRules<Kind extends string> {
 }
 
 /**
+ * By kind: the copied tables whose changes make keys of it stale under `rules`
+ * (DerivedTables.sources).
+ */
+export function sourcesByKind<Kind extends string>(
+  rules: StaleKeysRules<Kind>,
+): Record<Kind, string[]> {
+  const sources = Object.fromEntries(
+    Object.keys(rules.dirtyTables).map((kind) => [kind, [] as string[]]),
+  ) as Record<Kind, string[]>;
+  for (const byTable of [rules.own, rules.stale, rules.staleBefore])
+    for (const [table, kinds] of Object.entries(byTable ?? {}))
+      for (const kind of Object.keys(kinds as object) as Kind[])
+        if (!sources[kind].includes(table)) sources[kind].push(table);
+  for (const tables of Object.values<string[]>(sources)) tables.sort();
+  return sources;
+}
+
+/**
  * The stale keys of one flush, by kind: those looked up into the kind's dirty table, and the
  * change files' own keys (StaleKeysRules.own): their ids as the flush read them from the lines,
  * or a SELECT of them from the file.

@@ -2,6 +2,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { DerivedBatch } from '../readmodel/derived-tables.ts';
 import { clientNameTablesChangedBy, refreshClientNames } from './client-names.ts';
 import { wordsSql } from './search-words.ts';
+import { IN_PROCESS_RECORDS, refreshTouchedInProcess } from './search-refresh.ts';
 
 /** Read-model tables of the search index: derived in DuckDB, never copied from PostgreSQL. */
 export const SEARCH_TABLES = [
@@ -93,20 +94,15 @@ async function createEntries(
 }
 
 /**
- * Brings the index entries of the records listed in search_touched to what their rows say
- * now, inside the caller's open transaction: only the postings that differ are deleted or
- * added (a change that leaves a record's text as it was costs no write), a record whose rows
- * are gone loses its entries, a word no record holds any more leaves the vocabulary. New words
- * get ids past the highest, so they sit after the sorted part until the next full build.
+ * Brings the index entries of the records listed in search_touched (of the entities
+ * `touched`) to what their rows say now, inside the caller's open transaction: only the
+ * postings that differ are deleted or added (a change that leaves a record's text as it was
+ * costs no write), a record whose rows are gone loses its entries, a word no record holds any
+ * more leaves the vocabulary. New words get ids past the highest, so they sit after the sorted
+ * part until the next full build. A batch that touched few records is refreshed in process
+ * instead (search-refresh.ts), to the same entries.
  */
-async function refreshTouched(duck: DuckDBConnection): Promise<void> {
-  // The entities touched (a search_entity's values are plain words: nothing to quote).
-  const touched = (
-    await duck.runAndReadAll('SELECT DISTINCT CAST(entity AS VARCHAR) FROM search_touched')
-  )
-    .getRows()
-    .map(([entity]) => String(entity));
-  if (touched.length === 0) return;
+async function refreshTouched(duck: DuckDBConnection, touched: readonly string[]): Promise<void> {
   await createEntries(duck, touched);
   await duck.run(
     `CREATE OR REPLACE TEMP TABLE search_old AS
@@ -192,14 +188,15 @@ const SCRATCH_TABLES = [
 ];
 
 /** Tables whose changes change some record's searched text. */
-const SEARCHED_TABLES = new Set([
+export const SEARCHED_TABLES: readonly string[] = [
   'clients',
   'projects',
   'project_members',
   'users',
   'invoices',
   'invoice_lines',
-]);
+];
+const SEARCHED = new Set(SEARCHED_TABLES);
 
 /**
  * Which records a change of each searched table touches, from its change file `source`
@@ -259,6 +256,14 @@ const linesInvoices = (source: string) =>
   `SELECT DISTINCT 'invoice', workspace_id, invoice_id FROM invoice_lines
    WHERE id IN (SELECT CAST(id AS UUID) FROM ${source})`;
 
+/** How the search part follows a batch's touched records (searchIndexPart). */
+export interface SearchRefreshOptions {
+  /** Touched records refreshed in process at most (IN_PROCESS_RECORDS; 0: every batch by SQL). */
+  inProcessUpTo?: number;
+  /** Told how each batch's touched records were refreshed. */
+  onRefresh?: (how: 'in-process' | 'sql') => void;
+}
+
 /**
  * The search index's share of one sync batch flush (ChangeBatch.flush): told about each table's
  * change file before it is applied, then refreshes the touched records once all tables are
@@ -268,12 +273,14 @@ const linesInvoices = (source: string) =>
 export class SearchIndexUpdate implements DerivedBatch {
   private readonly sources = new Map<string, string>();
 
+  constructor(private readonly options: SearchRefreshOptions = {}) {}
+
   /**
    * Before `table`'s change file (readable as `source`) is applied. Invoice lines are looked up
    * here too: a deleted line's change carries only its id, so its invoice is known only before.
    */
   async beforeApply(duck: DuckDBConnection, table: string, source: string): Promise<void> {
-    if (!SEARCHED_TABLES.has(table)) return;
+    if (!SEARCHED.has(table)) return;
     this.sources.set(table, source);
     if (table === 'invoice_lines')
       await duck.run(`INSERT INTO search_touched ${linesInvoices(source)}`);
@@ -287,9 +294,29 @@ export class SearchIndexUpdate implements DerivedBatch {
     for (const [table, source] of this.sources)
       for (const select of TOUCHED_AFTER[table]!(source))
         await duck.run(`INSERT INTO search_touched ${select}`);
-    await refreshTouched(duck);
-    await refreshClientNames(duck, true, clientNameTablesChangedBy(this.sources.keys()));
-    await duck.run('DELETE FROM search_touched');
+    const names = clientNameTablesChangedBy(this.sources.keys());
     this.sources.clear();
+    // The records touched, by entity (a search_entity's values are plain words).
+    const touched = new Map(
+      (
+        await duck.runAndReadAll(
+          `SELECT CAST(entity AS VARCHAR), count(DISTINCT record_id) FROM search_touched GROUP BY ALL`,
+        )
+      )
+        .getRows()
+        .map(([entity, records]) => [String(entity), Number(records)]),
+    );
+    if (touched.size === 0) return;
+    const entities = [...touched.keys()];
+    const records = [...touched.values()].reduce((sum, n) => sum + n, 0);
+    const inProcess = records <= (this.options.inProcessUpTo ?? IN_PROCESS_RECORDS);
+    if (inProcess) await refreshTouchedInProcess(duck, entities);
+    else await refreshTouched(duck, entities);
+    this.options.onRefresh?.(inProcess ? 'in-process' : 'sql');
+    // Client names are kept on the touched projects and invoices only: none, nothing to do.
+    if (!touched.has('project')) names.delete('projects');
+    if (!touched.has('invoice')) names.delete('invoices');
+    if (names.size > 0) await refreshClientNames(duck, true, names);
+    await duck.run('DELETE FROM search_touched');
   }
 }

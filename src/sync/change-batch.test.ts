@@ -83,6 +83,7 @@ describe('ChangeBatch.lastFlush', () => {
       const part: DerivedTables = {
         name: 'counter',
         tables: ['seen'],
+        sources: { seen: ['notes'] },
         rebuild: async () => undefined,
         batch: () => ({
           beforeApply: async (d) => void (await d.run('INSERT INTO seen VALUES (1)')),
@@ -133,6 +134,7 @@ describe('TableChanges.ids', () => {
       const part: DerivedTables = {
         name: 'ids',
         tables: [],
+        sources: {},
         rebuild: async () => undefined,
         batch: () => ({
           beforeApply: async (_d, _t, _s, ids) => void seen.push(ids && new Set(ids)),

@@ -56,6 +56,11 @@ export async function createHarness(
     rateLimit?: Partial<RateLimitOptions>;
     /** Serve the dashboard's files at `/` (built once per run by the global setup). */
     dashboard?: boolean;
+    /**
+     * Keep read-model answers (src/http/cached-answers.ts; default true). A test that writes
+     * the read model itself, behind the sync, turns it off: no commit tells the cache.
+     */
+    keepAnswers?: boolean;
   } = {},
 ): Promise<Harness> {
   const database = await createTestDatabase();
@@ -78,6 +83,7 @@ export async function createHarness(
     // Every response of the suite is checked against the schema its route declares.
     validateResponses: true,
     ...(syncService ? { sync: syncService } : {}),
+    ...(options.keepAnswers === false ? { answerCacheChars: 0 } : {}),
     ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
     // A dashboard test drives one token from the page and from the test at once, as fast as
     // the machine answers: 100 requests in 5 s came to be reached there. The per-token limit

@@ -1,3 +1,4 @@
+import { SEARCHED_TABLES } from '../../search/search-index.ts';
 import { IDEMPOTENT_REPLAYED_HEADER, idempotencyKeyHeader, runIdempotent } from '../idempotency.ts';
 import { answerList } from '../list/list-endpoint.ts';
 import { MANAGER_UP } from '../roles.ts';
@@ -8,6 +9,7 @@ import {
   readInHandler,
   responses,
   UPDATE_ERRORS,
+  type AnswerReads,
   type RoutePlugin,
   readResponses,
 } from '../route-schema.ts';
@@ -17,6 +19,11 @@ import { clientInput, parseClientInput } from './client.input.ts';
 import { clientList, clientListQuery } from './client.list.ts';
 import { clientRecord, clientRowToRecord } from './client.record.ts';
 import { findClientForUpdate, insertClient, updateClient } from './client.repository.ts';
+/** What a page of clients reads (config.answers): its rows; a search, the index. */
+const CLIENT_READS: AnswerReads = {
+  reads: ['clients'],
+  withParameter: { search: SEARCHED_TABLES },
+};
 
 const access = (scope: 'read' | 'write') => ({ roles: MANAGER_UP, scope });
 
@@ -25,7 +32,7 @@ export const clientRoutes: RoutePlugin = async (app, { context }) => {
   app.get(
     '/clients',
     {
-      config: { access: access('read') },
+      config: { access: access('read'), answers: CLIENT_READS },
       schema: {
         summary: 'List clients',
         description: 'Who may call: Manager, Admin, Owner; read scope.',

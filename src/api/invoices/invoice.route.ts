@@ -1,11 +1,26 @@
+import { SEARCHED_TABLES } from '../../search/search-index.ts';
 import { readAll } from '../../readmodel/read-all.ts';
 import { notFound } from '../errors.ts';
 import { answerList } from '../list/list-endpoint.ts';
 import { MANAGER_UP } from '../roles.ts';
-import { idParams, LIST_ERRORS, type RoutePlugin, readResponses } from '../route-schema.ts';
+import {
+  idParams,
+  LIST_ERRORS,
+  type AnswerReads,
+  type RoutePlugin,
+  readResponses,
+} from '../route-schema.ts';
 import { listResponse, singleResponse } from '../schema-parts.ts';
 import { INVOICE_BY_ID, invoiceList, invoiceListQuery } from './invoice.list.ts';
 import { invoiceRecord, invoiceRowToRecord } from './invoice.record.ts';
+/**
+ * What an invoice page or record reads (config.answers): its rows and clients; a search, the
+ * index.
+ */
+const INVOICE_READS: AnswerReads = {
+  reads: ['clients', 'invoices'],
+  withParameter: { search: SEARCHED_TABLES },
+};
 
 const READ = { roles: MANAGER_UP, scope: 'read' } as const;
 const WHO = 'Who may call: Manager, Admin, Owner; read scope.';
@@ -15,7 +30,7 @@ export const invoiceRoutes: RoutePlugin = async (app, { context }) => {
   app.get(
     '/invoices',
     {
-      config: { access: READ },
+      config: { access: READ, answers: INVOICE_READS },
       schema: {
         summary: 'List invoices',
         description: WHO,
@@ -32,7 +47,7 @@ export const invoiceRoutes: RoutePlugin = async (app, { context }) => {
   app.get(
     '/invoices/:id',
     {
-      config: { access: READ },
+      config: { access: READ, answers: INVOICE_READS },
       schema: {
         summary: 'Get one invoice',
         description: WHO,

@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { canManagePayouts, OWNER_ADMIN } from '../../api/access.ts';
-import { strictQuerySchema, type RoutePlugin, readResponses } from '../../api/route-schema.ts';
+import {
+  strictQuerySchema,
+  type AnswerReads,
+  type RoutePlugin,
+  readResponses,
+} from '../../api/route-schema.ts';
 import { documentAs } from '../../schema-doc.ts';
 import { singleResponse } from '../../api/schema-parts.ts';
 import { answersAsTable } from '../../api/table-answer.ts';
@@ -8,6 +13,22 @@ import { isKnownCurrency } from '../../money/currencies.ts';
 import { todayIn } from '../../time/calendar.ts';
 import { loadPayoutSummary } from './payout-summary.query.ts';
 import { payoutSummarySchema } from './payout-summary.schema.ts';
+/**
+ * What the summary reads (config.answers): team_bill_figures and payee_unpaid_totals by their
+ * sources.
+ */
+const SUMMARY_READS: AnswerReads = {
+  reads: [
+    'payee_credits',
+    'payee_rates',
+    'payees',
+    'team_bill_lines',
+    'team_bills',
+    'team_payment_allocations',
+    'team_payments',
+    'time_entries',
+  ],
+};
 
 /** The one parameter, strict (decisions 7): a currency of ISO 4217, in any case. */
 const payoutSummaryQuery = strictQuerySchema(
@@ -33,6 +54,7 @@ export const payoutSummaryRoutes: RoutePlugin = async (app, { context }) => {
           scope: 'read',
           feature: { plan: 'agency', name: 'team_payouts' },
         },
+        answers: SUMMARY_READS,
       },
       schema: {
         summary: 'Team payout summary per currency',

@@ -10,6 +10,7 @@ import {
   ids,
   payeesOfRates,
   refreshKeys,
+  sourcesByKind,
   staleEntries,
   type StaleKeys,
   type StaleKeysRules,
@@ -245,9 +246,24 @@ const profitabilityKeys = ({
  */
 export function profitabilityPart(options: ProfitabilityOptions = {}): DerivedTables {
   const keys = profitabilityKeys(options);
+  const { invoices, facts } = sourcesByKind(keys);
+  const sources: Record<(typeof PROFITABILITY_TABLES)[number], readonly string[]> = {
+    invoice_unallocated_nets: invoices,
+    summary_dirty_invoices: invoices,
+    profitability_facts: facts,
+    profitability_month_facts: facts,
+    profitability_member_days: facts,
+    profitability_member_months: facts,
+    summary_dirty_facts: facts,
+    summary_dirty_fact_days: facts,
+    fact_input_entries: facts,
+    fact_input_bill_lines: facts,
+    fact_input_invoice_lines: facts,
+  };
   return {
     name: 'profitability',
     tables: PROFITABILITY_TABLES,
+    sources,
     sqlDir: path.join(import.meta.dirname, 'sql'),
     rebuild: rebuildProfitabilityTables,
     batch: () => new StaleKeysBatch(keys),

@@ -1,12 +1,39 @@
 import { OWNER_ADMIN } from '../../api/access.ts';
 import { validationFailed } from '../../api/errors.ts';
-import { strictQuerySchema, type RoutePlugin, readResponses } from '../../api/route-schema.ts';
+import {
+  strictQuerySchema,
+  type AnswerReads,
+  type RoutePlugin,
+  readResponses,
+} from '../../api/route-schema.ts';
 import { singleResponse } from '../../api/schema-parts.ts';
 import { answersAsTable } from '../../api/table-answer.ts';
 import { todayIn } from '../../time/calendar.ts';
 import { loadProfitability } from './profitability.query.ts';
 import { monthOf } from './profitability.range.ts';
 import { profitabilityQuery, profitabilitySchema } from './profitability.schema.ts';
+/**
+ * What the report reads (config.answers): the priced facts, their rollups and the invoices'
+ * unallocated nets by their sources; names of people, projects and clients.
+ */
+const PROFITABILITY_READS: AnswerReads = {
+  reads: [
+    'clients',
+    'fx_rates',
+    'invoice_lines',
+    'invoices',
+    'payee_rates',
+    'payees',
+    'projects',
+    'team_bill_lines',
+    'team_bills',
+    'team_payment_allocations',
+    'team_payments',
+    'time_entries',
+    'users',
+    'workspaces',
+  ],
+};
 
 const DEFAULT_PER_PAGE = 25;
 
@@ -21,6 +48,7 @@ export const profitabilityRoutes: RoutePlugin = async (app, { context }) => {
           scope: 'read',
           feature: { plan: 'agency', name: 'team_payouts' },
         },
+        answers: PROFITABILITY_READS,
       },
       schema: {
         summary:

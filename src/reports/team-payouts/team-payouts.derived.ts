@@ -10,6 +10,7 @@ import {
   ids,
   payeesOfRates,
   refreshKeys,
+  sourcesByKind,
   staleEntries,
   type StaleKeys,
   type StaleKeysRules,
@@ -152,9 +153,19 @@ const teamPayoutKeys = ({
  */
 export function teamPayoutPart(options: TeamPayoutOptions = {}): DerivedTables {
   const keys = teamPayoutKeys(options);
+  const { bills, entries } = sourcesByKind(keys);
+  const sources: Record<(typeof TEAM_PAYOUT_TABLES)[number], readonly string[]> = {
+    team_bill_figures: bills,
+    summary_dirty_bills: bills,
+    payee_entry_pay: entries,
+    payee_unpaid_totals: entries,
+    summary_dirty_entries: entries,
+    summary_dirty_payees: entries,
+  };
   return {
     name: 'team-payouts',
     tables: TEAM_PAYOUT_TABLES,
+    sources,
     sqlDir: path.join(import.meta.dirname, 'sql'),
     rebuild: rebuildTeamPayoutTables,
     batch: () => new StaleKeysBatch(keys),

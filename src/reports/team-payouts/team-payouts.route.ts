@@ -9,6 +9,7 @@ import {
   readStrictQuery,
   strictQuerySchema,
   type ErrorsByStatus,
+  type AnswerReads,
   type RoutePlugin,
   readResponses,
 } from '../../api/route-schema.ts';
@@ -17,6 +18,36 @@ import { billList, billListQuery, billRecord, findBill } from './bills.ts';
 import { findPayee, payeeList, payeeListQuery, payeeRecord } from './payees.ts';
 import { findPayment, paymentList, paymentListQuery, paymentRecord } from './payments.ts';
 import { unpaidTimeList, unpaidTimeQuery, unpaidTimeRecord } from './unpaid-time.ts';
+/**
+ * What a page of unpaid time reads (config.answers): payee_entry_pay by its sources, and the
+ * names of the entries' clients, projects and tasks.
+ */
+const UNPAID_TIME_READS: AnswerReads = {
+  reads: [
+    'clients',
+    'payee_rates',
+    'payees',
+    'projects',
+    'tasks',
+    'team_bill_lines',
+    'team_bills',
+    'time_entries',
+  ],
+};
+/** What a payee page or record reads (config.answers). */
+const PAYEE_READS: AnswerReads = { reads: ['payee_credits', 'payee_rates', 'payees'] };
+/** What a payment page or record reads (config.answers). */
+const PAYMENT_READS: AnswerReads = {
+  reads: ['payees', 'team_bills', 'team_payment_allocations', 'team_payments'],
+};
+/**
+ * What a bill page or record reads (config.answers): team_bill_figures by its sources; the
+ * client and project filters, the projects of the lines.
+ */
+const BILL_READS: AnswerReads = {
+  reads: ['payees', 'team_bill_lines', 'team_bills', 'team_payment_allocations', 'team_payments'],
+  withParameter: { clientId: ['clients', 'projects'], projectId: ['projects'] },
+};
 
 /** A read of one record takes no query parameters: any is 422 invalid_query. */
 /** A record route takes no query; it reads it after finding its record (404 before 422). */
@@ -68,7 +99,7 @@ export const teamPayoutRoutes: RoutePlugin = async (app, { context }) => {
   app.get(
     '/team-payouts/bills',
     {
-      config: { access: FINALIZED, beforeInput: draftsNeedAgency },
+      config: { access: FINALIZED, beforeInput: draftsNeedAgency, answers: BILL_READS },
       schema: {
         summary: 'List team bills with their figures, lines and payments',
         description: FINALIZED_WHO,
@@ -83,7 +114,7 @@ export const teamPayoutRoutes: RoutePlugin = async (app, { context }) => {
   app.get(
     '/team-payouts/bills/:id',
     {
-      config: { access: FINALIZED },
+      config: { access: FINALIZED, answers: BILL_READS },
       schema: {
         summary: 'Get a team bill',
         description: FINALIZED_WHO,
@@ -102,7 +133,7 @@ export const teamPayoutRoutes: RoutePlugin = async (app, { context }) => {
   app.get(
     '/team-payouts/payments',
     {
-      config: { access: FINALIZED },
+      config: { access: FINALIZED, answers: PAYMENT_READS },
       schema: {
         summary: 'List team payments with allocations',
         description: FINALIZED_WHO,
@@ -117,7 +148,7 @@ export const teamPayoutRoutes: RoutePlugin = async (app, { context }) => {
   app.get(
     '/team-payouts/payments/:id',
     {
-      config: { access: FINALIZED },
+      config: { access: FINALIZED, answers: PAYMENT_READS },
       schema: {
         summary: 'Get a team payment',
         description: FINALIZED_WHO,
@@ -136,7 +167,7 @@ export const teamPayoutRoutes: RoutePlugin = async (app, { context }) => {
   app.get(
     '/team-payouts/payees',
     {
-      config: { access: AGENCY },
+      config: { access: AGENCY, answers: PAYEE_READS },
       schema: {
         summary: 'List payees with rates and credits',
         description: AGENCY_WHO,
@@ -151,7 +182,7 @@ export const teamPayoutRoutes: RoutePlugin = async (app, { context }) => {
   app.get(
     '/team-payouts/payees/:id',
     {
-      config: { access: AGENCY },
+      config: { access: AGENCY, answers: PAYEE_READS },
       schema: {
         summary: 'Get a payee',
         description: AGENCY_WHO,
@@ -170,7 +201,7 @@ export const teamPayoutRoutes: RoutePlugin = async (app, { context }) => {
   app.get(
     '/team-payouts/unpaid-time',
     {
-      config: { access: AGENCY },
+      config: { access: AGENCY, answers: UNPAID_TIME_READS },
       schema: {
         summary: 'List unpaid time (scope=all adds non-billable work)',
         description: AGENCY_WHO,
