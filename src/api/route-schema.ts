@@ -55,8 +55,11 @@ export interface AnswerReads {
 /** The copied tables the answer of a request with the query parameters `parameters` reads. */
 export function answerTables(rule: AnswerReads, parameters: Iterable<string>): string[] {
   const tables = new Set(rule.reads);
+  const byParameter = rule.withParameter ?? {};
+  // Own names only: a query may name `__proto__` (answered 422 later, by the handler).
   for (const parameter of parameters)
-    for (const table of rule.withParameter?.[parameter] ?? []) tables.add(table);
+    if (Object.hasOwn(byParameter, parameter))
+      for (const table of byParameter[parameter]!) tables.add(table);
   return [...tables].sort();
 }
 
