@@ -30,24 +30,33 @@ export class TokenIdentityCache {
   private listener: pg.Client | null = null;
   private listening = false;
   private closed = false;
-  private reconnectDelay = RECONNECT_MS.first;
+  private reconnectDelay: number;
   private reconnectTimer: NodeJS.Timeout | null = null;
   private readonly changeWaiters: (() => void)[] = [];
 
   private constructor(
     private readonly connect: () => pg.Client,
     private readonly onError: (error: unknown) => void,
-  ) {}
+    private readonly firstReconnectMs: number,
+  ) {
+    this.reconnectDelay = firstReconnectMs;
+  }
 
   /**
    * A cache listening on a connection of its own (with `pool`'s settings). Resolves once it
-   * listens; if the store cannot be reached, it resolves anyway, keeps nothing, and retries.
+   * listens; if the store cannot be reached, it resolves anyway, keeps nothing, and retries:
+   * first after `firstReconnectMs`, then twice as long each time, up to 10 s.
    */
   static async listen(
     pool: pg.Pool,
     onError: (error: unknown) => void = () => undefined,
+    firstReconnectMs: number = RECONNECT_MS.first,
   ): Promise<TokenIdentityCache> {
-    const cache = new TokenIdentityCache(() => new pg.Client(pool.options), onError);
+    const cache = new TokenIdentityCache(
+      () => new pg.Client(pool.options),
+      onError,
+      firstReconnectMs,
+    );
     await cache.startListening();
     return cache;
   }
@@ -128,13 +137,13 @@ export class TokenIdentityCache {
     // Changes made before LISTEN took effect were never seen: start from nothing.
     this.forget();
     this.listening = true;
-    this.reconnectDelay = RECONNECT_MS.first;
+    this.reconnectDelay = this.firstReconnectMs;
   }
 
   private scheduleReconnect(): void {
     if (this.closed) return;
     const delay = this.reconnectDelay;
-    this.reconnectDelay = Math.min(RECONNECT_MS.max, delay * 2);
+    this.reconnectDelay = Math.max(Math.min(RECONNECT_MS.max, delay * 2), delay);
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = null;
       if (!this.closed) void this.startListening();

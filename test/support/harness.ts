@@ -61,6 +61,8 @@ export async function createHarness(
      * the read model itself, behind the sync, turns it off: no commit tells the cache.
      */
     keepAnswers?: boolean;
+    /** How long the token cache waits before it listens again after a loss (ms). */
+    tokenReconnectMs?: number;
   } = {},
 ): Promise<Harness> {
   const database = await createTestDatabase();
@@ -71,7 +73,11 @@ export async function createHarness(
   const syncService = options.live
     ? new SyncService({ pool, url: database.url, readModel, derived: DERIVED_TABLES, status })
     : undefined;
-  const tokenIdentities = await TokenIdentityCache.listen(pool);
+  const tokenIdentities = await TokenIdentityCache.listen(
+    pool,
+    undefined,
+    options.tokenReconnectMs,
+  );
   const connections = new ConnectionPool(readModel);
   const app = await buildApp({
     connections,
