@@ -292,6 +292,8 @@ export async function servedWorkspace(
       sync,
       tokenIdentities,
       rateLimit: { requests: 1e9 },
+      // The read model's answers are measured: none is kept (bench/README.md).
+      answerCacheChars: 0,
       ...(options.dashboardDir ? { dashboardDir: options.dashboardDir } : {}),
     });
     const { rows } = await bench.pool.query<{ workspace_id: string; user_id: string }>(

@@ -35,6 +35,8 @@ try {
     tokenEnv: 'test',
     rateLimit: { requests: 1e9 },
     tokenIdentities,
+    // The statements are measured: no answer is kept (bench/README.md).
+    answerCacheChars: 0,
   } as const;
   const app = await buildApp(appOptions);
   const { rows: owners } = await bench.pool.query<{
