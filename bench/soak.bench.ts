@@ -477,6 +477,15 @@ async function batchCosts(base: string): Promise<Map<string, number>> {
     /^ledgerline_sync_(batches_applied_total|batch_statements_total|batch_seconds_total)(?:\{share="([^"]+)"\})? (\S+)$/gm,
   ))
     figures.set(`${name}${share === undefined ? '' : ` ${share}`}`, Number(value));
+  // Reads' waits before they ran, by reason: how many, their seconds, how many past 25 ms.
+  for (const [, part, labels, value] of metrics.matchAll(
+    /^ledgerline_read_wait_seconds_(sum|count|bucket)\{([^}]*)\} (\S+)$/gm,
+  )) {
+    const reason = /reason="([^"]+)"/.exec(labels!)?.[1];
+    const le = /le="([^"]+)"/.exec(labels!)?.[1];
+    if (part !== 'bucket') figures.set(`wait_${part} ${reason}`, Number(value));
+    else if (le === '0.025') figures.set(`wait_within25 ${reason}`, Number(value));
+  }
   return figures;
 }
 
@@ -495,6 +504,13 @@ function printBatchCosts(before: Map<string, number>, after: Map<string, number>
       )
       .join(', ')}`,
   );
+  const waits = ['position', 'batch', 'turn'].map((reason) => {
+    const count = delta(`wait_count ${reason}`);
+    const seconds = delta(`wait_sum ${reason}`);
+    const long = count - delta(`wait_within25 ${reason}`);
+    return `${reason} ${count} (${count === 0 ? '-' : ((seconds * 1000) / count).toFixed(1)} ms mean, ${long} past 25 ms)`;
+  });
+  console.log(`reads that waited before they ran, by reason: ${waits.join(', ')}`);
 }
 
 /**

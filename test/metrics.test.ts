@@ -125,6 +125,26 @@ describe('GET /metrics', () => {
     expect(after).not.toContain(`route="/api/v1/invoices/${ids.invoice}"`);
   });
 
+  it('times the reads that waited for a sync batch before they ran', async () => {
+    const waits = (text: string) =>
+      value(text, 'ledgerline_read_wait_seconds_count', { reason: 'batch' }) ?? 0;
+    const before = waits(await scrape());
+    // A batch being written (the gate the sync closes): a read not started waits for its end.
+    h.readModel.gate.close();
+    const answer = h.app.inject({
+      method: 'GET',
+      url: `/api/v1/team-payouts/payees/${ids.payee}`,
+      headers: { authorization: `Bearer ${TOKENS.owner}` },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    h.readModel.gate.open();
+    expect((await answer).statusCode).toBe(200);
+    const text = await scrape();
+    // Each of its reads (a record may take more than one) waited once.
+    expect(waits(text)).toBeGreaterThan(before);
+    expect(value(text, 'ledgerline_read_wait_seconds_sum', { reason: 'batch' })).toBeGreaterThan(0);
+  });
+
   it('counts the requests the rate limit refuses', async () => {
     const before = value(await scrape(), 'ledgerline_http_rate_limited_total') ?? 0;
     const answers = [await me(TOKENS.manager), await me(TOKENS.manager), await me(TOKENS.manager)];

@@ -161,17 +161,19 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       return connections.use(read);
     },
   };
-  registerDataPositions(app, {
-    db: deps.db,
-    waitMs: deps.positionWaitMs ?? 10_000,
-    ...(deps.sync ? { sync: deps.sync } : {}),
-  });
   registerHealthRoutes(app, { db: deps.db, status: deps.status, sync: deps.sync });
-  registerMetrics(app, {
+  const { readWaited } = registerMetrics(app, {
     db: deps.db,
     status: deps.status,
     sync: deps.sync,
     readModelMemory: () => connections.use(readModelMemory),
+  });
+  connections.onWait = readWaited;
+  registerDataPositions(app, {
+    db: deps.db,
+    waitMs: deps.positionWaitMs ?? 10_000,
+    onWait: (seconds) => readWaited('position', seconds),
+    ...(deps.sync ? { sync: deps.sync } : {}),
   });
   if (deps.validateResponses) registerResponseCheck(app);
   // After the data positions' wait; before the Arrow answers, so that the JSON is kept.

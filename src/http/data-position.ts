@@ -30,6 +30,8 @@ export interface DataPositionOptions {
   sync?: ReadModelPosition;
   /** How long a GET waits for its position before 503 (ms). */
   waitMs: number;
+  /** Told how long each GET that waited for a position waited, in seconds (/metrics). */
+  onWait?: (seconds: number) => void;
   /** Tokens whose last write position is remembered (the least recently used are forgotten). */
   rememberedTokens?: number;
 }
@@ -83,8 +85,11 @@ export function registerDataPositions(app: FastifyInstance, options: DataPositio
         lsn !== undefined && lsn >= current && (max === undefined || lsn > max) ? lsn : max,
       undefined,
     );
-    if (needed !== undefined && !(await sync.waitFor(formatLsn(needed), waitMs)))
-      throw positionNotReached(waitMs);
+    if (needed === undefined) return;
+    const asked = performance.now();
+    const reached = await sync.waitFor(formatLsn(needed), waitMs);
+    options.onWait?.((performance.now() - asked) / 1000);
+    if (!reached) throw positionNotReached(waitMs);
   });
 
   app.addHook('onSend', async (request, reply, payload) => {

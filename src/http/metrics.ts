@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ReadWait } from '../readmodel/connection-pool.ts';
 import type { ReadModelStatus } from '../readmodel/read-model-status.ts';
 import type { Database } from '../store/schema.ts';
 import type { SyncMetrics, SyncService } from '../sync/sync-service.ts';
@@ -75,7 +76,10 @@ const SYNC_FIGURES: SyncFigure[] = [
  * and the requests refused by the rate limit. Unauthenticated, outside /api/v1, like
  * /healthz.
  */
-export function registerMetrics(app: FastifyInstance, deps: MetricsDependencies): void {
+export function registerMetrics(
+  app: FastifyInstance,
+  deps: MetricsDependencies,
+): { readWaited: (reason: ReadWait | 'position', seconds: number) => void } {
   const registry = new Registry();
   const registers = [registry];
   collectDefaultMetrics({ register: registry });
@@ -179,6 +183,15 @@ export function registerMetrics(app: FastifyInstance, deps: MetricsDependencies)
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers,
   });
+  // Where a read's time goes before its statements run: its data position (its token's last
+  // write, or the one it sent), a sync batch being written, its turn among the reads.
+  const readWaits = new Histogram({
+    name: 'ledgerline_read_wait_seconds',
+    help: 'Time a read of the read model waited before it ran, by reason: position, batch or turn.',
+    labelNames: ['reason'],
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+    registers,
+  });
   const refused = new Counter({
     name: 'ledgerline_http_rate_limited_total',
     help: 'Requests refused with 429 rate_limited.',
@@ -214,4 +227,5 @@ export function registerMetrics(app: FastifyInstance, deps: MetricsDependencies)
     }
     return reply.type(registry.contentType).send(await registry.metrics());
   });
+  return { readWaited: (reason, seconds) => readWaits.observe({ reason }, seconds) };
 }

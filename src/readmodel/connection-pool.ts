@@ -4,6 +4,9 @@ import type { ReadModel } from './read-model.ts';
 /** Reads of the read model that run at once, by default: the read model's DuckDB threads. */
 export const DEFAULT_ACTIVE_READS = 2;
 
+/** Why a read waited before it ran: a sync batch being written, or its turn among the reads. */
+export type ReadWait = 'batch' | 'turn';
+
 /**
  * Read-model connections kept between requests: opening one per request cost several
  * milliseconds of a list's budget. A connection whose work failed is closed, never reused,
@@ -19,6 +22,8 @@ export class ConnectionPool {
   private idle: DuckDBConnection[] = [];
   private active = 0;
   private readonly waiting: (() => void)[] = [];
+  /** Told of every wait of a read before it runs, in seconds (the server's /metrics). */
+  onWait: ((reason: ReadWait, seconds: number) => void) | undefined;
 
   constructor(
     private readonly readModel: ReadModel,
@@ -28,8 +33,15 @@ export class ConnectionPool {
 
   async use<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
     // A batch being written goes first (read-gate.ts); then this read takes its turn.
+    const asked = performance.now();
     await this.readModel.gate.pass();
+    const passed = performance.now();
     await this.turn();
+    if (this.onWait) {
+      const started = performance.now();
+      if (passed > asked) this.onWait('batch', (passed - asked) / 1000);
+      if (started > passed) this.onWait('turn', (started - passed) / 1000);
+    }
     try {
       const connection = this.idle.pop() ?? (await this.readModel.connect());
       let reusable = false;
