@@ -12,6 +12,7 @@
 // Baseline, same run: the fixed CPU loop before and after (the machine's speed at the moment).
 //   npm run bench -- soak [--rate R] [--minutes M] [--sweep R1,R2,...] [--step-seconds S]
 //                         [--users U] [--sockets N] [--node-flags="..."] [--server-log FILE]
+//                         [--kinds list,record,report,write]
 //   (default 50 requests/s for 10 minutes; a sweep's steps 60 s each; 20 users, each its own
 //   token; `--node-flags=` adds flags to the server's node, e.g. "--cpu-prof
 //   --cpu-prof-dir=/tmp/prof", "--heapsnapshot-signal=SIGUSR2" or "--trace-gc"; the server's
@@ -43,6 +44,7 @@ const { values: args } = parseArgs({
     sockets: { type: 'string', default: '64' },
     'node-flags': { type: 'string', default: '' },
     'server-log': { type: 'string' },
+    kinds: { type: 'string', default: 'list,record,report,write' },
   },
 });
 const READ_P99_HELD_MS = 250;
@@ -252,12 +254,16 @@ async function openLoop(
   send: (call: Call, token: string) => Promise<{ status: number; body: string }>,
 ): Promise<Result[]> {
   // Of every 20 requests: 7 lists, 5 record GETs, 5 reports, 3 writes.
+  // `--kinds` keeps some of them (to tell which part of the load a cost follows), at the same
+  // total rate.
+  const kept = new Set(args.kinds.split(','));
   const plan: Kind[] = [
     ...Array<Kind>(7).fill('list'),
     ...Array<Kind>(5).fill('record'),
     ...Array<Kind>(5).fill('report'),
     ...Array<Kind>(3).fill('write'),
-  ];
+  ].filter((kind) => kept.has(kind));
+  if (plan.length === 0) throw new Error(`--kinds names none of ${KINDS.join(', ')}`);
   const results: Result[] = [];
   const pending: Promise<void>[] = [];
   const start = performance.now();
