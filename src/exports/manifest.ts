@@ -2,7 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { z } from 'zod';
-import { MAX_LINE_BYTES } from '../readmodel/csv-line-limit.ts';
+import { csvBufferBytes } from '../readmodel/csv-line-limit.ts';
 import {
   EXPORT_FORMATS,
   fileDigest,
@@ -71,12 +71,14 @@ export type Manifest = z.infer<typeof manifestSchema>;
  * sniffer would guess it from the first rows, and a file whose first 20,480 rows need no
  * quoting was read with no quote character.
  */
-function readBack(format: ExportFormat, columns: string[]): string {
+function readBack(format: ExportFormat, columns: string[], fileBytes: number): string {
   // Every column as text: DuckDB would otherwise take ISO strings for timestamps.
   const types = columns.map((c) => `${quoteName(c).replace(/"/g, "'")}: 'VARCHAR'`).join(', ');
   switch (format) {
-    case 'csv':
-      return `read_csv($file, auto_detect = false, header = true, delim = ',', quote = '"', escape = '"', new_line = '\\n', nullstr = '', allow_quoted_nulls = false, encoding = 'utf-8', max_line_size = ${MAX_LINE_BYTES}, buffer_size = ${MAX_LINE_BYTES}, columns = {${types}})`;
+    case 'csv': {
+      const buffer = csvBufferBytes(fileBytes);
+      return `read_csv($file, auto_detect = false, header = true, delim = ',', quote = '"', escape = '"', new_line = '\\n', nullstr = '', allow_quoted_nulls = false, encoding = 'utf-8', max_line_size = ${buffer}, buffer_size = ${buffer}, columns = {${types}})`;
+    }
     case 'ndjson':
       return `read_json($file, auto_detect = false, format = 'newline_delimited', records = true, columns = {${types}})`;
     case 'parquet':
@@ -92,7 +94,8 @@ export async function measureFile(
   columns: MoneyColumn[],
 ): Promise<{ rows: number; money: MoneySums; invalid: Record<string, number> }> {
   // An NDJSON export of no rows is an empty file, which DuckDB's JSON reader cannot type.
-  if ((await stat(file)).size === 0) {
+  const { size } = await stat(file);
+  if (size === 0) {
     return {
       rows: 0,
       money: Object.fromEntries(columns.map((c) => [c.column, {}])),
@@ -102,7 +105,7 @@ export async function measureFile(
   const instance = await DuckDBInstance.create(':memory:', { threads: '2' });
   const connection = await instance.connect();
   try {
-    const source = readBack(format, allColumns);
+    const source = readBack(format, allColumns, size);
     const values = { file };
     const counted = await connection.runAndReadAll(`SELECT count(*) FROM ${source}`, values);
     const rows = Number(counted.getRows()[0]![0]);

@@ -47,6 +47,19 @@ describe('ChangeBatch', () => {
     ]);
   });
 
+  it('reads a row far longer than the smallest reader buffer, the buffer following the file', async () => {
+    // 300,000 characters of quotes, commas, line breaks, backslashes and non-BMP text: a change
+    // file of over 1 MB in one row, read with a buffer of the file's size (csvBufferBytes).
+    const note = 'a "q", b\\\nc 🚀 '.repeat(20_000);
+    batch.table('notes').upsertRow({ id: '3', note, tags: '{"x,y"}' });
+    batch.table('notes').upsertRow({ id: '4', note: 'short', tags: '{}' });
+    await batch.flush(duck);
+    expect((await rows()).slice(2)).toEqual([
+      [3, note, ['x,y']],
+      [4, 'short', []],
+    ]);
+  });
+
   it('keeps the last change of each key: delete then re-insert, update then delete, a key move', async () => {
     const notes = batch.table('notes');
     notes.deleteKey({ id: '1' });

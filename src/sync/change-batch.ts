@@ -1,4 +1,4 @@
-import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
@@ -352,7 +352,7 @@ export class ChangeBatch {
         if (!changes.spillFile) await writeFile(file, changes.content());
         const keys = changes.keys.join(', ');
         const read = await duck.runAndReadAll(
-          `SELECT * EXCLUDE (_seq) FROM ${changesCsv(file, changes.columns)}
+          `SELECT * EXCLUDE (_seq) FROM ${await changesCsv(file, changes.columns)}
            QUALIFY row_number() OVER (PARTITION BY ${keys} ORDER BY _seq DESC) = 1
            LIMIT ${ISOLATE_ROWS - tried}`,
         );
@@ -408,7 +408,7 @@ export class ChangeBatch {
         if (changes.lines === 0 && changes.spilled === 0) continue;
         const file = changes.spillFile ?? path.join(dir, `${changes.table}.csv`);
         if (!changes.spillFile) await writeFile(file, changes.content());
-        const csv = changesCsv(file, changes.columns);
+        const csv = await changesCsv(file, changes.columns);
         // The file is parsed once into a temporary table that every reader of the batch scans
         // (the apply and each derived part before and after it: up to seven for a table):
         // each read_csv of even a one-line file cost about 5 ms, a scan of the table about 1.
@@ -555,8 +555,8 @@ const CHANGES_PREFIX = 'sync_changes_';
 const ISOLATE_ROWS = 500;
 
 /** The change file as text columns; an unquoted empty field is NULL, a quoted one the empty string. */
-function changesCsv(file: string, columns: ColumnInfo[]): string {
-  return readCsv(file, [
+async function changesCsv(file: string, columns: ColumnInfo[]): Promise<string> {
+  return readCsv(file, (await stat(file)).size, [
     { name: '_seq', type: 'BIGINT' },
     { name: '_op', type: 'VARCHAR' },
     ...asText(columns),

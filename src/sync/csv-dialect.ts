@@ -1,4 +1,4 @@
-import { MAX_LINE_BYTES } from '../readmodel/csv-line-limit.ts';
+import { csvBufferBytes } from '../readmodel/csv-line-limit.ts';
 import type { ColumnInfo } from './copied-columns.ts';
 
 /**
@@ -14,10 +14,18 @@ import type { ColumnInfo } from './copied-columns.ts';
  */
 export const PG_COPY_CSV = `FORMAT csv, HEADER false, DELIMITER ',', QUOTE '"', ESCAPE '"', NULL '', ENCODING 'UTF8'`;
 
-/** DuckDB's reader of `file` in that dialect, with these column names and types. */
-export function readCsv(file: string, columns: { name: string; type: string }[]): string {
+/**
+ * DuckDB's reader of `file` (of `fileBytes` bytes) in that dialect, with these column names and
+ * types; its buffer follows the file's size (csvBufferBytes).
+ */
+export function readCsv(
+  file: string,
+  fileBytes: number,
+  columns: { name: string; type: string }[],
+): string {
   const types = columns.map((c) => `'${c.name}': '${c.type}'`).join(', ');
-  return `read_csv(${sqlText(file)}, auto_detect = false, header = false, delim = ',', quote = '"', escape = '"', new_line = '\\n', nullstr = '', allow_quoted_nulls = false, encoding = 'utf-8', max_line_size = ${MAX_LINE_BYTES}, buffer_size = ${MAX_LINE_BYTES}, columns = {${types}})`;
+  const buffer = csvBufferBytes(fileBytes);
+  return `read_csv(${sqlText(file)}, auto_detect = false, header = false, delim = ',', quote = '"', escape = '"', new_line = '\\n', nullstr = '', allow_quoted_nulls = false, encoding = 'utf-8', max_line_size = ${buffer}, buffer_size = ${buffer}, columns = {${types}})`;
 }
 
 /** A PostgreSQL array arrives as JSON text (`array_to_json`, or built from pgoutput's literal). */

@@ -193,10 +193,11 @@ export async function fullSync(
     };
     const load = async () => {
       for await (const { chunk, file } of files) {
-        if ((await stat(file)).size > 0) {
+        const { size } = await stat(file);
+        if (size > 0) {
           // Read as text and converted like the stream's changes (csv-dialect.ts): as fast
           // as read_csv's typed columns here, and strict where those are not.
-          const source = readCsv(file, asText(chunk.columns));
+          const source = readCsv(file, size, asText(chunk.columns));
           const values = chunk.columns.map((c) => castText(c.name, c)).join(', ');
           const result = await duck
             .run(
