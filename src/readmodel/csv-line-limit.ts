@@ -14,9 +14,8 @@ const MIN_BUFFER_BYTES = 64 * 1024;
  * The reader's buffer (and longest row) for a file of `fileBytes`: the whole file when it is
  * smaller than MAX_LINE_BYTES, since no row of a file is longer than the file. DuckDB allocates
  * the buffer whole at every read_csv, whatever the file holds: at 32 MiB for each change file
- * of a sync batch, a server taking 50 writes a second allocated about 1 GB a second, and its
- * RSS grew with what the allocator kept (docs/performance.md, "Where the time and the memory
- * went").
+ * of a sync batch, a server taking 50 writes a second asked the allocator for about 1 GB a
+ * second (docs/performance.md, "Where the time and the memory went").
  */
 export function csvBufferBytes(fileBytes: number): number {
   return Math.min(MAX_LINE_BYTES, Math.max(MIN_BUFFER_BYTES, fileBytes + 1));
