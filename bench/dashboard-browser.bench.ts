@@ -1,7 +1,8 @@
 // How fast is the dashboard in a browser on the 10M-entry workspace (issue 29)? Goals: the
 // first view drawn within 1 s of the click on "Sign in", a range change redrawn within 300 ms.
 // Served as `npm start` serves (a SyncService following the store, the dashboard built from
-// web/), driven in Debian's Chromium by playwright-core. Each time is taken in the page, by
+// web/), driven by playwright-core in the tests' Chromium (test/support/browser.ts: the npm
+// package @sparticuz/chromium, or CHROMIUM_PATH). Each time is taken in the page, by
 // its own clock (performance.now()): from the click, or the change of #range, to the view's
 // 'ledgerline:drawn' mark, and to the margin line's data-state=drawn. For a case that misses
 // its goal, the page's Performance timeline says where the time went: the API requests of the

@@ -1,13 +1,12 @@
-import { access, mkdir } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { access, mkdir, readFile, rename, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { Harness } from './harness.ts';
-
-/**
- * The browser of the dashboard tests: Debian's chromium (`apt-get install -y chromium`, the
- * README's test set-up), driven by playwright-core. CHROMIUM_PATH names another binary.
- */
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** Where the tests leave their screenshots (kept after the run, ignored by git). */
 export const SCREENSHOTS = path.resolve(import.meta.dirname, '../../test-artifacts/screenshots');
@@ -15,16 +14,87 @@ export const SCREENSHOTS = path.resolve(import.meta.dirname, '../../test-artifac
 export const DESKTOP = { width: 1280, height: 900 };
 export const PHONE = { width: 390, height: 844 };
 
-export async function launchBrowser(): Promise<Browser> {
+/**
+ * Chromium's flags beyond playwright-core's own (which already has --headless and the rest of
+ * a headless launch). Root in a container has no user namespaces for chromium's sandbox. The
+ * machines' network is closed, so nothing may reach out at start (background requests,
+ * component updates, first-run and sync set-up), whatever playwright-core's defaults become.
+ * None of @sparticuz/chromium's own `chromium.args` is needed here: they are for serverless
+ * hosts (--single-process, --no-zygote, --in-process-gpu), and some would make the browser
+ * unlike a user's (--disable-web-security, --allow-running-insecure-content).
+ */
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-sync',
+];
+
+/**
+ * The Chromium binary of the dashboard tests and benchmarks: CHROMIUM_PATH when set, else the
+ * one inside the npm package @sparticuz/chromium (a devDependency, so `npm install` is the
+ * whole set-up; README, "Test").
+ */
+export async function chromiumPath(): Promise<string> {
+  const given = process.env.CHROMIUM_PATH;
+  if (given === undefined || given === '') return unpackedChromium();
   try {
-    await access(CHROMIUM);
+    await access(given);
   } catch {
-    throw new Error(
-      `No chromium at ${CHROMIUM}: the dashboard tests need it. Install it with \`apt-get install -y chromium\` (README, "Tests"), or set CHROMIUM_PATH.`,
-    );
+    throw new Error(`No chromium at CHROMIUM_PATH=${given}; unset it to use @sparticuz/chromium.`);
   }
-  // Root in a container has no user namespaces for chromium's sandbox.
-  return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  return given;
+}
+
+/**
+ * The package ships its binary compressed; `chromium.executablePath()` unpacks it into
+ * os.tmpdir() and reuses whatever `chromium` is already there, whole or not, of any version.
+ * So it unpacks, in a child process whose TMPDIR is a folder of this process's own, and that
+ * folder is renamed to one named by the package's version: a folder of that name is always
+ * whole (a rename is atomic), and test files starting at once in two workers each unpack
+ * and one rename wins, instead of one starting a binary the other is still writing.
+ */
+async function unpackedChromium(): Promise<string> {
+  const entry = createRequire(import.meta.url).resolve('@sparticuz/chromium');
+  const manifest = JSON.parse(
+    await readFile(path.resolve(path.dirname(entry), '../package.json'), 'utf8'),
+  ) as { version: string };
+  const folder = path.join(tmpdir(), `ledgerline-chromium-${manifest.version}`);
+  const binary = path.join(folder, 'chromium');
+  try {
+    await access(binary);
+    return binary;
+  } catch {
+    // Not unpacked yet on this machine.
+  }
+  const partial = `${folder}.partial-${process.pid}`;
+  await rm(partial, { recursive: true, force: true });
+  await mkdir(partial);
+  try {
+    const unpack = `const { default: c } = await import(process.argv[1]); process.stdout.write(await c.executablePath());`;
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--input-type=module', '-e', unpack, pathToFileURL(entry).href],
+      { env: { ...process.env, TMPDIR: partial } },
+    );
+    if (stdout !== path.join(partial, 'chromium')) {
+      throw new Error(`@sparticuz/chromium unpacked to ${stdout}, not into ${partial}`);
+    }
+    await rename(partial, folder).catch(async (error: NodeJS.ErrnoException) => {
+      // Another worker's rename came first: its folder is as whole as this one.
+      if (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error;
+      await rm(partial, { recursive: true, force: true });
+    });
+  } catch (error) {
+    await rm(partial, { recursive: true, force: true });
+    throw error;
+  }
+  return binary;
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: await chromiumPath(), args: CHROMIUM_ARGS });
 }
 
 /** The harness's app listening on a free local port; its base URL. */
