@@ -12,11 +12,13 @@
 // Baseline, same run: the fixed CPU loop before and after (the machine's speed at the moment).
 //   npm run bench -- soak [--rate R] [--minutes M] [--sweep R1,R2,...] [--step-seconds S]
 //                         [--users U] [--sockets N] [--node-flags="..."] [--server-log FILE]
-//                         [--kinds list,record,report,write]
+//                         [--kinds list,record,report,write] [--preload LIBRARY]
 //   (default 50 requests/s for 10 minutes; a sweep's steps 60 s each; 20 users, each its own
 //   token; `--node-flags=` adds flags to the server's node, e.g. "--cpu-prof
 //   --cpu-prof-dir=/tmp/prof", "--heapsnapshot-signal=SIGUSR2" or "--trace-gc"; the server's
-//   stdout goes to `--server-log`, where --trace-gc writes)
+//   stdout goes to `--server-log`, where --trace-gc writes; `--preload` runs the server with
+//   LD_PRELOAD=LIBRARY, e.g. /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 for jemalloc's malloc:
+//   docs/performance.md, "Memory")
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createWriteStream, readFileSync } from 'node:fs';
@@ -45,6 +47,7 @@ const { values: args } = parseArgs({
     'node-flags': { type: 'string', default: '' },
     'server-log': { type: 'string' },
     kinds: { type: 'string', default: 'list,record,report,write' },
+    preload: { type: 'string' },
   },
 });
 const READ_P99_HELD_MS = 250;
@@ -112,7 +115,12 @@ try {
     tokens.push(created.token);
   }
 
-  const { url, child } = await startServer(dataDir, args['node-flags'], args['server-log']);
+  const { url, child } = await startServer(
+    dataDir,
+    args['node-flags'],
+    args['server-log'],
+    args.preload,
+  );
   server = child;
   const agent = new http.Agent({ keepAlive: true, maxSockets: Number(args.sockets) });
   const send = (call: Call, token: string) => request(agent, url, call, token);
@@ -126,7 +134,7 @@ try {
   const cpuBefore = cpuLoopMs();
   const rssAtStart = await serverMemory(url, child.pid!);
   log(
-    `server pid ${child.pid}: RSS ${mb(rssAtStart.rss)} MB, heap ${mb(rssAtStart.heap)}, DuckDB ${mb(rssAtStart.duckdb)}`,
+    `server pid ${child.pid}: RSS ${mb(rssAtStart.rss)} MB, heap ${mb(rssAtStart.heap)}, DuckDB ${mb(rssAtStart.duckdb)}; malloc: ${args.preload ?? "the C library's"}`,
   );
   if (args.sweep !== undefined) {
     const rates = args.sweep.split(',').map(Number);
@@ -429,6 +437,7 @@ async function startServer(
   dir: string,
   extraFlags: string,
   serverLog: string | undefined,
+  preload: string | undefined,
 ): Promise<{ url: string; child: ChildProcess }> {
   const packageJson = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as {
     scripts: { start: string };
@@ -455,6 +464,7 @@ async function startServer(
         LOG_LEVEL: 'warn',
         // The load is many users' worth of requests; the limit per token is not the question.
         RATE_LIMIT_REQUESTS: '1000000000',
+        ...(preload === undefined ? {} : { LD_PRELOAD: preload }),
       },
       stdio: ['ignore', 'pipe', 'inherit'],
     },
