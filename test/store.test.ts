@@ -344,3 +344,87 @@ describe('NULL elements in arrays (0009_array_elements)', () => {
     }
   });
 });
+
+describe('arrays of one dimension from 1 (0011_array_dimensions)', () => {
+  let store: Awaited<ReturnType<typeof storeBefore0007>>;
+  const columns = [
+    { table: 'api_tokens', column: 'scopes' },
+    { table: 'tasks', column: 'assignee_ids' },
+    { table: 'tasks', column: 'tags' },
+  ];
+  beforeAll(async () => {
+    store = await storeBefore0007('0010_text_lengths');
+    expect(await migrate(store.pool, { upTo: '0011_array_dimensions' })).toEqual([
+      '0011_array_dimensions',
+    ]);
+  });
+  afterAll(() => store.drop());
+
+  it('gives every array column its CHECK', async () => {
+    const { rows } = await store.pool.query<{ name: string }>(
+      "SELECT conname AS name FROM pg_constraint WHERE contype = 'c' AND conname LIKE '%_one_dimension' ORDER BY 1",
+    );
+    expect(rows.map((r) => r.name)).toEqual(
+      columns.map((c) => `${c.table}_${c.column}_one_dimension`),
+    );
+  });
+
+  it('refuses a direct SQL write of two dimensions or of a list not numbered from 1', async () => {
+    const accepted: string[] = [];
+    const client = await store.pool.connect();
+    try {
+      for (const { table, column } of columns) {
+        const element = `"${column}"[1]`;
+        for (const value of [
+          `ARRAY[ARRAY[${element}], ARRAY[${element}]]`,
+          `array_fill(${element}, ARRAY[1], ARRAY[0])`,
+        ]) {
+          await client.query('BEGIN');
+          try {
+            const { rowCount } = await client.query(
+              `UPDATE "${table}" SET "${column}" = ${value} WHERE cardinality("${column}") > 0`,
+            );
+            expect(rowCount, `${table}.${column}`).toBeGreaterThan(0);
+            accepted.push(`${table}.${column} = ${value}`);
+          } catch (error) {
+            expect((error as { code?: string }).code, `${table}.${column} = ${value}`).toBe(
+              '23514',
+            );
+          } finally {
+            await client.query('ROLLBACK');
+          }
+        }
+      }
+    } finally {
+      client.release();
+    }
+    expect(accepted).toEqual([]);
+    await expect(
+      store.pool.query("UPDATE tasks SET tags = '{{a,b},{c,d}}' WHERE id = $1", [ids.task]),
+    ).rejects.toThrow(/tasks_tags_one_dimension/);
+    await expect(
+      store.pool.query("UPDATE tasks SET tags = '[0:1]={a,b}' WHERE id = $1", [ids.task]),
+    ).rejects.toThrow(/tasks_tags_one_dimension/);
+  });
+
+  it('takes lists and empty ones', async () => {
+    await store.pool.query("UPDATE tasks SET tags = ARRAY['a', 'b'] WHERE id = $1", [ids.task]);
+    await store.pool.query("UPDATE tasks SET tags = '{}', assignee_ids = '{}' WHERE id = $1", [
+      ids.task,
+    ]);
+  });
+
+  it('fails on a store already holding a two-dimensional array, naming the constraint', async () => {
+    const old = await storeBefore0007('0010_text_lengths');
+    try {
+      await old.pool.query("UPDATE tasks SET tags = '{{a},{b}}' WHERE id = $1", [ids.task]);
+      await expect(migrate(old.pool)).rejects.toThrow(/tasks_tags_one_dimension/);
+      const { rows } = await old.pool.query(
+        "SELECT version FROM schema_migrations WHERE version LIKE '0011%'",
+      );
+      expect(rows).toEqual([]);
+    } finally {
+      await old.drop();
+    }
+  });
+});
