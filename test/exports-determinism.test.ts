@@ -52,6 +52,9 @@ describe('exports are deterministic', () => {
       report,
       workspaceId: ws.id,
       format,
+      // The generated workspace's month (its today is 2026-11-15), not the clock's: the default
+      // range is the current month, which from December on holds no generated entry.
+      ...(report.startsWith('profitability') ? { from: '2026-11-01', to: '2026-11-30' } : {}),
     }).finally(() => duck.closeSync());
     const { folder, manifest, parts } = await runExport(readModel, request, {
       outDir: out,
