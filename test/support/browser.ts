@@ -1,11 +1,12 @@
 import { execFile } from 'node:child_process';
-import { access, mkdir, readFile, rename, rm } from 'node:fs/promises';
+import { access, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { processRuns } from '../../src/processes.ts';
 import type { Harness } from './harness.ts';
 
 /** Where the tests leave their screenshots (kept after the run, ignored by git). */
@@ -62,6 +63,7 @@ async function unpackedChromium(): Promise<string> {
   ) as { version: string };
   const folder = path.join(tmpdir(), `ledgerline-chromium-${manifest.version}`);
   const binary = path.join(folder, 'chromium');
+  await removeAbandonedUnpacks(folder);
   try {
     await access(binary);
     return binary;
@@ -91,6 +93,21 @@ async function unpackedChromium(): Promise<string> {
     throw error;
   }
   return binary;
+}
+
+/**
+ * Removes the partial unpacks (about 210 MB each) that processes killed while unpacking left,
+ * at every launch: the folder of a process still running is its unpack under way.
+ */
+export async function removeAbandonedUnpacks(folder: string): Promise<void> {
+  const prefix = `${path.basename(folder)}.partial-`;
+  for (const name of await readdir(path.dirname(folder))) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = Number(name.slice(prefix.length));
+    if (Number.isInteger(pid) && pid > 0 && !processRuns(pid)) {
+      await rm(path.join(path.dirname(folder), name), { recursive: true, force: true });
+    }
+  }
 }
 
 export async function launchBrowser(): Promise<Browser> {
