@@ -2,7 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { z } from 'zod';
-import { csvBufferBytes } from '../readmodel/csv-line-limit.ts';
+import { csvBufferOptions } from '../readmodel/csv-line-limit.ts';
 import {
   EXPORT_FORMATS,
   fileDigest,
@@ -75,10 +75,8 @@ function readBack(format: ExportFormat, columns: string[], fileBytes: number): s
   // Every column as text: DuckDB would otherwise take ISO strings for timestamps.
   const types = columns.map((c) => `${quoteName(c).replace(/"/g, "'")}: 'VARCHAR'`).join(', ');
   switch (format) {
-    case 'csv': {
-      const buffer = csvBufferBytes(fileBytes);
-      return `read_csv($file, auto_detect = false, header = true, delim = ',', quote = '"', escape = '"', new_line = '\\n', nullstr = '', allow_quoted_nulls = false, encoding = 'utf-8', max_line_size = ${buffer}, buffer_size = ${buffer}, columns = {${types}})`;
-    }
+    case 'csv':
+      return `read_csv($file, auto_detect = false, header = true, delim = ',', quote = '"', escape = '"', new_line = '\\n', nullstr = '', allow_quoted_nulls = false, encoding = 'utf-8', ${csvBufferOptions(fileBytes)}, columns = {${types}})`;
     case 'ndjson':
       return `read_json($file, auto_detect = false, format = 'newline_delimited', records = true, columns = {${types}})`;
     case 'parquet':

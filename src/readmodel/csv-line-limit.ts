@@ -20,3 +20,9 @@ const MIN_BUFFER_BYTES = 64 * 1024;
 export function csvBufferBytes(fileBytes: number): number {
   return Math.min(MAX_LINE_BYTES, Math.max(MIN_BUFFER_BYTES, fileBytes + 1));
 }
+
+/** read_csv's `max_line_size` and `buffer_size` options for a file of `fileBytes`. */
+export function csvBufferOptions(fileBytes: number): string {
+  const buffer = csvBufferBytes(fileBytes);
+  return `max_line_size = ${buffer}, buffer_size = ${buffer}`;
+}

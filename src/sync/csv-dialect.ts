@@ -1,4 +1,4 @@
-import { csvBufferBytes } from '../readmodel/csv-line-limit.ts';
+import { csvBufferOptions } from '../readmodel/csv-line-limit.ts';
 import type { ColumnInfo } from './copied-columns.ts';
 
 /**
@@ -24,8 +24,7 @@ export function readCsv(
   columns: { name: string; type: string }[],
 ): string {
   const types = columns.map((c) => `'${c.name}': '${c.type}'`).join(', ');
-  const buffer = csvBufferBytes(fileBytes);
-  return `read_csv(${sqlText(file)}, auto_detect = false, header = false, delim = ',', quote = '"', escape = '"', new_line = '\\n', nullstr = '', allow_quoted_nulls = false, encoding = 'utf-8', max_line_size = ${buffer}, buffer_size = ${buffer}, columns = {${types}})`;
+  return `read_csv(${sqlText(file)}, auto_detect = false, header = false, delim = ',', quote = '"', escape = '"', new_line = '\\n', nullstr = '', allow_quoted_nulls = false, encoding = 'utf-8', ${csvBufferOptions(fileBytes)}, columns = {${types}})`;
 }
 
 /** A PostgreSQL array arrives as JSON text (`array_to_json`, or built from pgoutput's literal). */
