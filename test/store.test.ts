@@ -141,32 +141,21 @@ describe('values the read model cannot hold (0007_storable_values)', () => {
         '-infinity',
       ],
     };
-    const client = await store.pool.connect();
-    const accepted: string[] = [];
-    try {
-      for (const { table, column, type } of columns) {
-        const { rows } = await client.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM "${table}"`,
-        );
-        expect(rows[0]!.n, table).toBeGreaterThan(0);
-        for (const value of bad[type] ?? []) {
-          await client.query('BEGIN');
-          try {
-            await client.query(`UPDATE "${table}" SET "${column}" = $1`, [value]);
-            accepted.push(`${table}.${column} = ${value}`);
-          } catch (error) {
-            expect((error as { code?: string }).code, `${table}.${column} = ${value}`).toBe(
-              '23514',
-            );
-          } finally {
-            await client.query('ROLLBACK');
-          }
-        }
+    const writes: Write[] = [];
+    for (const { table, column, type } of columns) {
+      const { rows } = await store.pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM "${table}"`,
+      );
+      expect(rows[0]!.n, table).toBeGreaterThan(0);
+      for (const value of bad[type] ?? []) {
+        writes.push({
+          label: `${table}.${column} = ${value}`,
+          sql: `UPDATE "${table}" SET "${column}" = $1`,
+          values: [value],
+        });
       }
-    } finally {
-      client.release();
     }
-    expect(accepted).toEqual([]);
+    expect(await acceptedWrites(store.pool, writes)).toEqual([]);
   });
 
   it('takes the first and last day and instant of the range', async () => {
@@ -194,6 +183,39 @@ describe('values the read model cannot hold (0007_storable_values)', () => {
     }
   });
 });
+
+/** An UPDATE a test expects the store to refuse, named for the failure message. */
+interface Write {
+  label: string;
+  sql: string;
+  values?: unknown[];
+}
+
+/**
+ * The writes of `writes` the store takes, each tried in a transaction rolled back after it: a
+ * refused one must be refused by a CHECK (SQLSTATE 23514), a taken one must have changed rows.
+ */
+async function acceptedWrites(pool: pg.Pool, writes: Write[]): Promise<string[]> {
+  const client = await pool.connect();
+  const accepted: string[] = [];
+  try {
+    for (const { label, sql, values } of writes) {
+      await client.query('BEGIN');
+      try {
+        const { rowCount } = await client.query(sql, values);
+        expect(rowCount, label).toBeGreaterThan(0);
+        accepted.push(label);
+      } catch (error) {
+        expect((error as { code?: string }).code, label).toBe('23514');
+      } finally {
+        await client.query('ROLLBACK');
+      }
+    }
+  } finally {
+    client.release();
+  }
+  return accepted;
+}
 
 /** Keys, references and indexes of the schema, as the catalog defines them. */
 async function keysAndIndexes(pool: pg.Pool): Promise<string[]> {
@@ -283,32 +305,20 @@ describe('NULL elements in arrays (0009_array_elements)', () => {
   });
 
   it('refuses a direct SQL write of a NULL element, in every array column and any dimension', async () => {
-    const client = await store.pool.connect();
-    const accepted: string[] = [];
-    try {
-      for (const { table, column } of columns) {
-        const { rows } = await client.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM "${table}"`,
-        );
-        expect(rows[0]!.n, table).toBeGreaterThan(0);
-        for (const value of [`array_append("${column}", NULL)`, "'{NULL}'"]) {
-          await client.query('BEGIN');
-          try {
-            await client.query(`UPDATE "${table}" SET "${column}" = ${value}`);
-            accepted.push(`${table}.${column} = ${value}`);
-          } catch (error) {
-            expect((error as { code?: string }).code, `${table}.${column} = ${value}`).toBe(
-              '23514',
-            );
-          } finally {
-            await client.query('ROLLBACK');
-          }
-        }
+    const writes: Write[] = [];
+    for (const { table, column } of columns) {
+      const { rows } = await store.pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM "${table}"`,
+      );
+      expect(rows[0]!.n, table).toBeGreaterThan(0);
+      for (const value of [`array_append("${column}", NULL)`, "'{NULL}'"]) {
+        writes.push({
+          label: `${table}.${column} = ${value}`,
+          sql: `UPDATE "${table}" SET "${column}" = ${value}`,
+        });
       }
-    } finally {
-      client.release();
     }
-    expect(accepted).toEqual([]);
+    expect(await acceptedWrites(store.pool, writes)).toEqual([]);
     await expect(
       store.pool.query("UPDATE tasks SET tags = ARRAY['a', NULL] WHERE id = $1", [ids.task]),
     ).rejects.toThrow(/tasks_tags_no_null_elements/);
@@ -370,35 +380,17 @@ describe('arrays of one dimension from 1 (0011_array_dimensions)', () => {
   });
 
   it('refuses a direct SQL write of two dimensions or of a list not numbered from 1', async () => {
-    const accepted: string[] = [];
-    const client = await store.pool.connect();
-    try {
-      for (const { table, column } of columns) {
-        const element = `"${column}"[1]`;
-        for (const value of [
-          `ARRAY[ARRAY[${element}], ARRAY[${element}]]`,
-          `array_fill(${element}, ARRAY[1], ARRAY[0])`,
-        ]) {
-          await client.query('BEGIN');
-          try {
-            const { rowCount } = await client.query(
-              `UPDATE "${table}" SET "${column}" = ${value} WHERE cardinality("${column}") > 0`,
-            );
-            expect(rowCount, `${table}.${column}`).toBeGreaterThan(0);
-            accepted.push(`${table}.${column} = ${value}`);
-          } catch (error) {
-            expect((error as { code?: string }).code, `${table}.${column} = ${value}`).toBe(
-              '23514',
-            );
-          } finally {
-            await client.query('ROLLBACK');
-          }
-        }
-      }
-    } finally {
-      client.release();
-    }
-    expect(accepted).toEqual([]);
+    const writes: Write[] = columns.flatMap(({ table, column }) => {
+      const element = `"${column}"[1]`;
+      return [
+        `ARRAY[ARRAY[${element}], ARRAY[${element}]]`,
+        `array_fill(${element}, ARRAY[1], ARRAY[0])`,
+      ].map((value) => ({
+        label: `${table}.${column} = ${value}`,
+        sql: `UPDATE "${table}" SET "${column}" = ${value} WHERE cardinality("${column}") > 0`,
+      }));
+    });
+    expect(await acceptedWrites(store.pool, writes)).toEqual([]);
     await expect(
       store.pool.query("UPDATE tasks SET tags = '{{a,b},{c,d}}' WHERE id = $1", [ids.task]),
     ).rejects.toThrow(/tasks_tags_one_dimension/);
