@@ -13,6 +13,15 @@ export interface ReadModelPart {
    */
   readonly sqlDir?: string;
   /**
+   * SQL the part makes in code from a declaration of its own (profitability's metrics): tables
+   * created after its `tables.sql`, views made beside those of its `views/` (`file` names each,
+   * as a file there would be named). Versioned as the files are.
+   */
+  readonly generatedSql?: {
+    readonly tables?: string;
+    readonly views?: readonly { readonly file: string; readonly sql: string }[];
+  };
+  /**
    * Prepares the part each time the read model opens, after every part's tables and the
    * shared macros, before the views (the search loads its folding and macros, and rebuilds its
    * index when they changed).

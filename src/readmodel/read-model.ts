@@ -43,6 +43,18 @@ export async function openReadModel(
     Promise.all(sqlDirs.map((dir) => ifExists(readFile(path.join(dir, name), 'utf8')))).then(
       (texts) => texts.filter((text) => text !== undefined),
     );
+  // Each part's tables.sql, then the tables it makes in code, in the parts' order.
+  const tablesSql = async () => {
+    const texts = [await readFile(path.join(DUCKDB_SQL_DIR, 'tables.sql'), 'utf8')];
+    for (const part of parts) {
+      if (part.sqlDir) {
+        const text = await ifExists(readFile(path.join(part.sqlDir, 'tables.sql'), 'utf8'));
+        if (text !== undefined) texts.push(text);
+      }
+      if (part.generatedSql?.tables) texts.push(part.generatedSql.tables);
+    }
+    return texts;
+  };
   const indexSql = await sqlFiles('indexes.sql');
   const createIndexes = async (duck: DuckDBConnection) => {
     for (const text of indexSql) await duck.run(text);
@@ -57,11 +69,14 @@ export async function openReadModel(
   });
   const connection = await instance.connect();
   try {
-    await ensureTables(connection, await sqlFiles('tables.sql'));
+    await ensureTables(connection, await tablesSql());
     await createIndexes(connection);
     // The macros, views and currencies stay in the file: made again only when they changed
     // (docs/sync.md, "Start-up").
-    const definitions = await readDefinitions(sqlDirs);
+    const definitions = await readDefinitions(
+      sqlDirs,
+      parts.flatMap((part) => part.generatedSql?.views ?? []),
+    );
     const made = await holdsDefinitions(connection, definitions.version);
     if (!made) await connection.run(definitions.macros);
     for (const part of parts) await part.install?.(connection);
@@ -135,10 +150,13 @@ interface Definitions {
 }
 
 /**
- * The shared macros (sql/duckdb/macros.sql) and the views of the `views/` folders of
- * `sqlDirs`, one view or macro per file, named after it.
+ * The shared macros (sql/duckdb/macros.sql), the views of the `views/` folders of `sqlDirs`,
+ * one view or macro per file, named after it, and the views parts make in code (`generated`).
  */
-async function readDefinitions(sqlDirs: string[]): Promise<Definitions> {
+async function readDefinitions(
+  sqlDirs: string[],
+  generated: readonly { file: string; sql: string }[],
+): Promise<Definitions> {
   const macros = await readFile(path.join(DUCKDB_SQL_DIR, 'macros.sql'), 'utf8');
   const files: string[] = [];
   for (const dir of sqlDirs) {
@@ -146,9 +164,12 @@ async function readDefinitions(sqlDirs: string[]): Promise<Definitions> {
     const names = (await ifExists(readdir(views))) ?? [];
     files.push(...names.filter((f) => f.endsWith('.sql')).map((f) => path.join(views, f)));
   }
-  const views = await Promise.all(
-    files.sort().map(async (f) => ({ file: path.basename(f), sql: await readFile(f, 'utf8') })),
-  );
+  const views = [
+    ...(await Promise.all(
+      files.map(async (f) => ({ file: path.basename(f), sql: await readFile(f, 'utf8') })),
+    )),
+    ...generated,
+  ].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   const hash = createHash('sha256').update(macros).update('\0');
   for (const view of views) hash.update(view.file).update('\0').update(view.sql).update('\0');
   hash.update(JSON.stringify([...allCurrencyScales()]));

@@ -1,6 +1,9 @@
 import { matchRows, type RowChanges } from '../../readmodel/row-writes.ts';
 import { e4Part, e4Parts, largest, PART_SIZE, type E4 } from './e4.ts';
 import type { FactRow } from './fact-pricing.ts';
+import { COUNT_FIELDS, FACT_AMOUNTS, NATIVE, ROLLUP_DECLARATIONS, ROLLUP_SUMS } from './metrics.ts';
+
+export { COUNT_FIELDS, ROLLUP_SUMS };
 
 /**
  * The rollups of the priced facts changed by deltas, in process: a sync batch's old facts of
@@ -14,42 +17,13 @@ import type { FactRow } from './fact-pricing.ts';
  * change (addsInPlace) is written as an addition to its row, without reading it.
  */
 
-/** The sixteen sums of a rollup row, in the table's order (and e4_sum_parts' arguments). */
-export const ROLLUP_SUMS = [
-  'approved_e4',
-  'paid_e4',
-  'estimated_e4',
-  'billed_e4',
-  'collected_e4',
-  'approved_b4',
-  'paid_b4',
-  'estimated_b4',
-  'billed_b4',
-  'collected_b4',
-  'approved_missing_e4',
-  'paid_missing_e4',
-  'estimated_missing_e4',
-  'billed_missing_e4',
-  'collected_missing_e4',
-  'unbilled_seconds',
-] as const;
-
 /** The ten amounts of a fact, each with its own count, in the order of ROLLUP_SUMS. */
-const AMOUNTS = ROLLUP_SUMS.slice(0, 10) as readonly (keyof FactRow &
-  (typeof ROLLUP_SUMS)[number])[];
-
-/** The fields of a rollup row's `counts` (sql/tables.sql), in order. */
-export const COUNT_FIELDS = ['facts', ...AMOUNTS, 'missing_pay_rate'] as const;
-
-/** The columns that key a rollup row besides its date and members: currencies and rates used. */
-const USED = [
-  'cost_currency',
-  'cost_rate_id',
-  'cost_needs_fx',
-  'revenue_currency',
-  'revenue_rate_id',
-  'revenue_needs_fx',
-] as const;
+const AMOUNTS = FACT_AMOUNTS;
+/** Where ROLLUP_SUMS and COUNT_FIELDS hold what the loops below add (metrics.ts's order). */
+const CONVERTED_AT = NATIVE.length;
+const MISSING_AT = FACT_AMOUNTS.length;
+const UNBILLED_AT = ROLLUP_SUMS.indexOf('unbilled_seconds');
+const MISSING_PAY_RATE_AT = COUNT_FIELDS.indexOf('missing_pay_rate');
 
 export type KeyValue = string | boolean | null;
 
@@ -64,29 +38,15 @@ export interface Rollup {
 
 const month = (date: string) => `${date.slice(0, 8)}01`;
 
-export const ROLLUPS: readonly Rollup[] = [
-  {
-    table: 'profitability_month_facts',
-    keyColumns: ['workspace_id', 'month', 'user_id', 'project_id', ...USED],
-    keyOf: (f) => [
-      f.workspace_id,
-      month(f.entry_date),
-      f.user_id,
-      f.project_id,
-      ...USED.map((c) => f[c]),
-    ],
-  },
-  {
-    table: 'profitability_member_days',
-    keyColumns: ['workspace_id', 'entry_date', 'user_id', ...USED],
-    keyOf: (f) => [f.workspace_id, f.entry_date, f.user_id, ...USED.map((c) => f[c])],
-  },
-  {
-    table: 'profitability_member_months',
-    keyColumns: ['workspace_id', 'month', 'user_id', ...USED],
-    keyOf: (f) => [f.workspace_id, month(f.entry_date), f.user_id, ...USED.map((c) => f[c])],
-  },
-];
+/** The rollups as metrics.ts declares them, each with the key of a fact in it. */
+export const ROLLUPS: readonly Rollup[] = ROLLUP_DECLARATIONS.map((r) => ({
+  table: r.table,
+  keyColumns: r.keyColumns,
+  keyOf: (f) =>
+    r.keyColumns.map((c) =>
+      c === 'month' ? month(f.entry_date) : (f[c as keyof FactRow] as KeyValue),
+    ),
+}));
 
 /** A stored rollup row as read: its rowid, key, sums, missing_pay_rate and counts. */
 export interface RollupRow {
@@ -145,13 +105,14 @@ export function rollupDeltas(
       if (value !== null) d.counts[i + 1]! += sign;
     });
     // *_missing_e4: the native amounts without a converted figure.
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < CONVERTED_AT; i++) {
       const native = fact[AMOUNTS[i]!];
-      if (native !== null && fact[AMOUNTS[i + 5]!] === null) d.sums[10 + i]! += sign * native;
+      if (native !== null && fact[AMOUNTS[CONVERTED_AT + i]!] === null)
+        d.sums[MISSING_AT + i]! += sign * native;
     }
-    d.sums[15]! += sign * fact.unbilled_seconds;
+    d.sums[UNBILLED_AT]! += sign * fact.unbilled_seconds;
     d.counts[0]! += sign;
-    if (fact.missing_pay_rate) d.counts[11]! += sign;
+    if (fact.missing_pay_rate) d.counts[MISSING_PAY_RATE_AT]! += sign;
   };
   for (const fact of oldFacts) add(fact, -1n);
   for (const fact of newFacts) add(fact, 1n);
@@ -196,7 +157,7 @@ export function rollupChanges(
  */
 function rowsFor(t: KeySums): NewRollupRow[] {
   const [facts = 0n, ...amountCounts] = t.counts;
-  const missingPayRates = t.counts[11]!;
+  const missingPayRates = t.counts[MISSING_PAY_RATE_AT]!;
   const check = (ok: boolean) => {
     if (!ok) throw new RollupMismatch(`rollup key ${keyText(t.key)}: counts ${t.counts.join()}`);
   };
@@ -207,8 +168,9 @@ function rowsFor(t: KeySums): NewRollupRow[] {
   }
   const sums: (E4 | null)[] = t.sums.map((sum, i) => {
     let contributors: bigint;
-    if (i < 10) contributors = amountCounts[i]!;
-    else if (i < 15) contributors = amountCounts[i - 10]! - amountCounts[i - 5]!;
+    if (i < MISSING_AT) contributors = amountCounts[i]!;
+    else if (i < UNBILLED_AT)
+      contributors = amountCounts[i - MISSING_AT]! - amountCounts[i - MISSING_AT + CONVERTED_AT]!;
     else return sum;
     check(contributors >= 0n && (contributors > 0n || sum === 0n));
     return contributors === 0n ? null : sum;

@@ -17,6 +17,7 @@ import {
 } from '../../readmodel/stale-keys.ts';
 import { SqlParams } from '../../readmodel/sql-params.ts';
 import { refreshFactsInProcess } from './fact-refresh.ts';
+import { rollupTablesSql, rollupViews } from './metrics.ts';
 
 /**
  * Read-model tables of the profitability report: derived in DuckDB from the copied tables and
@@ -265,6 +266,7 @@ export function profitabilityPart(options: ProfitabilityOptions = {}): DerivedTa
     tables: PROFITABILITY_TABLES,
     sources,
     sqlDir: path.join(import.meta.dirname, 'sql'),
+    generatedSql: { tables: rollupTablesSql(), views: rollupViews() },
     rebuild: rebuildProfitabilityTables,
     batch: () => new StaleKeysBatch(keys),
   };

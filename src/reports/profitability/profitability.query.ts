@@ -12,6 +12,15 @@ type Metric = (typeof PROFITABILITY_METRICS)[number];
 /** A native sum of a list: its currency, and the amount printed at the currency's scale. */
 type NativeSum = Profitability['unallocatedRevenue'][number];
 import { wholeMonthsOf } from './profitability.range.ts';
+import {
+  CONVERTED,
+  MISSING,
+  NATIVE,
+  PRIMARY as PRIMARY_AMOUNTS,
+  REPORT_SUMS,
+  SUMMED,
+  type PrimaryName,
+} from './metrics.ts';
 
 export interface ProfitabilityParams {
   workspaceId: string;
@@ -88,17 +97,8 @@ const memberRows = (a: Args, params: ProfitabilityParams) =>
     ? `profitability_member_rows(${a.ws}, ${a.from}, ${a.to}, ${a.wholeFrom}, ${a.wholeTo}, ${a.userId})`
     : rangeRows(a);
 
-/** The sums every statement reads, as text (HUGEINT sums leave DuckDB exact). */
-const SUMS = `
-  CAST(sum(approved_e4) AS VARCHAR), CAST(sum(paid_e4) AS VARCHAR),
-  CAST(sum(estimated_e4) AS VARCHAR), CAST(sum(billed_e4) AS VARCHAR),
-  CAST(sum(collected_e4) AS VARCHAR), CAST(sum(approved_b4) AS VARCHAR),
-  CAST(sum(paid_b4) AS VARCHAR), CAST(sum(estimated_b4) AS VARCHAR),
-  CAST(sum(billed_b4) AS VARCHAR), CAST(sum(collected_b4) AS VARCHAR),
-  CAST(sum(approved_missing_e4) AS VARCHAR), CAST(sum(paid_missing_e4) AS VARCHAR),
-  CAST(sum(estimated_missing_e4) AS VARCHAR), CAST(sum(billed_missing_e4) AS VARCHAR),
-  CAST(sum(collected_missing_e4) AS VARCHAR), bool_or(missing_pay_rate),
-  CAST(sum(unbilled_seconds) AS VARCHAR)`;
+/** The sums every statement reads (metrics.ts). */
+const SUMS = REPORT_SUMS;
 
 const jsonList = (row: string, order = '') =>
   `'[' || coalesce(string_agg(${row}, ',' ${order}), '') || ']'`;
@@ -224,17 +224,20 @@ type ProjectLine = [
 ];
 
 type PrimaryMetric = Profitability['missingFx'][number]['metric'];
-/** A figure per primary metric, in the order SUMS lists them. */
+/** A figure per primary amount, in metrics.ts's order (that of SUMS). */
 type PerPrimary<T> = [approved: T, paid: T, estimated: T, billed: T, collected: T];
-const PRIMARY: PerPrimary<PrimaryMetric> = [
-  'approvedCost',
-  'paid',
-  'estimatedCost',
-  'billedNet',
-  'collectedNet',
+const PRIMARY_INDEXES = [0, 1, 2, 3, 4] as const satisfies {
+  length: (typeof PRIMARY_AMOUNTS)['length'];
+};
+const PRIMARY = PRIMARY_INDEXES.map((m) => PRIMARY_AMOUNTS[m].metric) as PerPrimary<PrimaryMetric>;
+const at = (name: PrimaryName) => PRIMARY_AMOUNTS.findIndex((p) => p.name === name) as PrimaryIndex;
+const [APPROVED, PAID, ESTIMATED, BILLED, COLLECTED] = [
+  at('approved'),
+  at('paid'),
+  at('estimated'),
+  at('billed'),
+  at('collected'),
 ];
-const PRIMARY_INDEXES = [0, 1, 2, 3, 4] as const;
-const [APPROVED, PAID, ESTIMATED, BILLED, COLLECTED] = PRIMARY_INDEXES;
 type PrimaryIndex = (typeof PRIMARY_INDEXES)[number];
 
 /**
@@ -268,21 +271,30 @@ function fiveFrom<T>(line: SumsLine, offset: number, read: (text: string | null 
   ] satisfies PerPrimary<T>;
 }
 
+/** Where a line of SUMS holds each list of metrics.ts. */
+const AT = {
+  native: SUMMED.indexOf(NATIVE[0]!),
+  converted: SUMMED.indexOf(CONVERTED[0]!),
+  missing: SUMMED.indexOf(MISSING[0]!),
+  missingPayRate: SUMMED.indexOf('missing_pay_rate'),
+  unbilledSeconds: SUMMED.indexOf('unbilled_seconds'),
+};
+
 function sumsOf(costCurrency: string | null, revenueCurrency: string | null, line: SumsLine): Sums {
   return {
     costCurrency,
     revenueCurrency,
-    native: fiveFrom(line, 0, e4OrZero),
-    converted: fiveFrom(line, 5, e4OrZero),
-    missing: fiveFrom(line, 10, e4OrNull),
-    missingPayRate: (line[15] as unknown) === true,
-    unbilledSeconds: BigInt((line[16] as string | null) ?? '0'),
+    native: fiveFrom(line, AT.native, e4OrZero),
+    converted: fiveFrom(line, AT.converted, e4OrZero),
+    missing: fiveFrom(line, AT.missing, e4OrNull),
+    missingPayRate: (line[AT.missingPayRate] as unknown) === true,
+    unbilledSeconds: BigInt((line[AT.unbilledSeconds] as string | null) ?? '0'),
   };
 }
 
 /** The currency a primary metric's amounts of `s` are in. */
 const currencyOf = (s: Sums, m: PrimaryIndex) =>
-  m === BILLED || m === COLLECTED ? s.revenueCurrency : s.costCurrency;
+  PRIMARY_AMOUNTS[m].side === 'revenue' ? s.revenueCurrency : s.costCurrency;
 
 interface Person {
   userId: string;

@@ -74,52 +74,10 @@ CREATE TABLE IF NOT EXISTS profitability_facts (
   unbilled_seconds BIGINT NOT NULL
 );
 
--- The priced facts summed per month of work, member, project, currencies and rates used
--- (profitability_month_facts_for): a report reads its range's whole months here. *_missing_e4
--- is the native sum of the amounts that had no FX rate (NULL: none). Sums are BIGINT, as the
--- facts' amounts are: a key whose sums do not all fit 64 bits is several rows that add up to
--- them (e4_sum_parts). DuckDB scans and sums BIGINT columns about three times faster than
--- HUGEINT ones (a year of the 10M-entry workspace's rollup for a page of members: 133 ms
--- HUGEINT, 40 ms BIGINT). `counts`, on a key's first row only (NULL on its other parts), says
--- how many fact rows it sums (`facts`), how many of them have each amount (a sum of none is
--- NULL; a missing sum's count is its amount's less its converted figure's), how many miss a
--- pay rate, and how many rows the key takes (`parts`): what lets a sync batch change the row by
--- the difference of its entries' facts and still tell when a sum returns to NULL, the row
--- goes or its parts must be cut again (docs/summaries.md). Reports never read it.
-CREATE TABLE IF NOT EXISTS profitability_month_facts (
-  workspace_id UUID NOT NULL,
-  month DATE NOT NULL,
-  user_id UUID NOT NULL,
-  project_id UUID NOT NULL,
-  cost_currency VARCHAR,
-  cost_rate_id UUID,
-  cost_needs_fx BOOLEAN NOT NULL,
-  revenue_currency VARCHAR,
-  revenue_rate_id UUID,
-  revenue_needs_fx BOOLEAN NOT NULL,
-  approved_e4 BIGINT,
-  paid_e4 BIGINT,
-  estimated_e4 BIGINT,
-  billed_e4 BIGINT,
-  collected_e4 BIGINT,
-  approved_b4 BIGINT,
-  paid_b4 BIGINT,
-  estimated_b4 BIGINT,
-  billed_b4 BIGINT,
-  collected_b4 BIGINT,
-  approved_missing_e4 BIGINT,
-  paid_missing_e4 BIGINT,
-  estimated_missing_e4 BIGINT,
-  billed_missing_e4 BIGINT,
-  collected_missing_e4 BIGINT,
-  missing_pay_rate BOOLEAN NOT NULL,
-  unbilled_seconds BIGINT NOT NULL,
-  counts STRUCT(
-    facts BIGINT, approved_e4 BIGINT, paid_e4 BIGINT, estimated_e4 BIGINT, billed_e4 BIGINT,
-    collected_e4 BIGINT, approved_b4 BIGINT, paid_b4 BIGINT, estimated_b4 BIGINT, billed_b4 BIGINT,
-    collected_b4 BIGINT, missing_pay_rate BIGINT, parts BIGINT
-  )
-);
+-- The three rollups of the priced facts (profitability_month_facts, profitability_member_days,
+-- profitability_member_months) are made from the metrics' declaration
+-- (src/reports/profitability/metrics.ts; docs/summaries.md, "Declaring a metric").
+
 -- The (workspace, day, member, project) of the facts a sync batch changed, before and after:
 -- the keys of every rollup of the facts that the batch refreshes.
 CREATE TABLE IF NOT EXISTS summary_dirty_fact_days (
@@ -127,75 +85,4 @@ CREATE TABLE IF NOT EXISTS summary_dirty_fact_days (
   entry_date DATE NOT NULL,
   user_id UUID NOT NULL,
   project_id UUID NOT NULL
-);
-
--- The priced facts summed per member without their projects, per day of work
--- (profitability_member_days_for) and per month (profitability_member_months_for, from the
--- days): a report's member rows read these, a member's few rows a day or month instead of a row
--- per project or per entry. Same sums as profitability_month_facts.
-CREATE TABLE IF NOT EXISTS profitability_member_days (
-  workspace_id UUID NOT NULL,
-  entry_date DATE NOT NULL,
-  user_id UUID NOT NULL,
-  cost_currency VARCHAR,
-  cost_rate_id UUID,
-  cost_needs_fx BOOLEAN NOT NULL,
-  revenue_currency VARCHAR,
-  revenue_rate_id UUID,
-  revenue_needs_fx BOOLEAN NOT NULL,
-  approved_e4 BIGINT,
-  paid_e4 BIGINT,
-  estimated_e4 BIGINT,
-  billed_e4 BIGINT,
-  collected_e4 BIGINT,
-  approved_b4 BIGINT,
-  paid_b4 BIGINT,
-  estimated_b4 BIGINT,
-  billed_b4 BIGINT,
-  collected_b4 BIGINT,
-  approved_missing_e4 BIGINT,
-  paid_missing_e4 BIGINT,
-  estimated_missing_e4 BIGINT,
-  billed_missing_e4 BIGINT,
-  collected_missing_e4 BIGINT,
-  missing_pay_rate BOOLEAN NOT NULL,
-  unbilled_seconds BIGINT NOT NULL,
-  counts STRUCT(
-    facts BIGINT, approved_e4 BIGINT, paid_e4 BIGINT, estimated_e4 BIGINT, billed_e4 BIGINT,
-    collected_e4 BIGINT, approved_b4 BIGINT, paid_b4 BIGINT, estimated_b4 BIGINT, billed_b4 BIGINT,
-    collected_b4 BIGINT, missing_pay_rate BIGINT, parts BIGINT
-  )
-);
-CREATE TABLE IF NOT EXISTS profitability_member_months (
-  workspace_id UUID NOT NULL,
-  month DATE NOT NULL,
-  user_id UUID NOT NULL,
-  cost_currency VARCHAR,
-  cost_rate_id UUID,
-  cost_needs_fx BOOLEAN NOT NULL,
-  revenue_currency VARCHAR,
-  revenue_rate_id UUID,
-  revenue_needs_fx BOOLEAN NOT NULL,
-  approved_e4 BIGINT,
-  paid_e4 BIGINT,
-  estimated_e4 BIGINT,
-  billed_e4 BIGINT,
-  collected_e4 BIGINT,
-  approved_b4 BIGINT,
-  paid_b4 BIGINT,
-  estimated_b4 BIGINT,
-  billed_b4 BIGINT,
-  collected_b4 BIGINT,
-  approved_missing_e4 BIGINT,
-  paid_missing_e4 BIGINT,
-  estimated_missing_e4 BIGINT,
-  billed_missing_e4 BIGINT,
-  collected_missing_e4 BIGINT,
-  missing_pay_rate BOOLEAN NOT NULL,
-  unbilled_seconds BIGINT NOT NULL,
-  counts STRUCT(
-    facts BIGINT, approved_e4 BIGINT, paid_e4 BIGINT, estimated_e4 BIGINT, billed_e4 BIGINT,
-    collected_e4 BIGINT, approved_b4 BIGINT, paid_b4 BIGINT, estimated_b4 BIGINT, billed_b4 BIGINT,
-    collected_b4 BIGINT, missing_pay_rate BIGINT, parts BIGINT
-  )
 );
