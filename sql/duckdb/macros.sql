@@ -171,14 +171,6 @@ CREATE OR REPLACE MACRO e4_part(s, n, p) AS
     ELSE CAST(s // n + CASE WHEN p < abs(s % n) THEN sign(s) ELSE 0 END AS BIGINT)
   END;
 
--- part x 100 / whole (e4 counts, whole <> 0) as a percentage rounded half away from zero to two
--- decimals, as DECIMAL(38,2) ("-12.50").
-CREATE OR REPLACE MACRO e4_percent(part_e4, whole_e4) AS
-  CAST(
-    CAST(mul_div_round_half_away(part_e4, 10000, whole_e4, 1) AS DECIMAL(38, 0)) * 0.01
-    AS DECIMAL(38, 2)
-  );
-
 -- A currency code as a SMALLINT, for filters that compare many rows: three capital letters
 -- A-Z are read as a number in base 26 (AAA = 0 ... ZZZ = 17575, one key per code), any other
 -- text is -1 and NULL stays NULL. Unpaid time's first page filtered on this key took 31 ms

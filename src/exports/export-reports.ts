@@ -9,7 +9,12 @@ import { billEntity } from '../entities/bill.entity.ts';
 import { billLineEntity } from '../entities/bill-line.entity.ts';
 import { paymentEntity } from '../entities/payment.entity.ts';
 import { allocationEntity } from '../entities/allocation.entity.ts';
-import { wholeMonthsOf } from '../reports/profitability/profitability.range.ts';
+import { LIST, listValue, VARCHAR, type DuckDBConnection } from '@duckdb/node-api';
+import {
+  readReport,
+  type ProfitabilityParams,
+} from '../reports/profitability/profitability.query.ts';
+import type { ProfitabilityRow as ReportRow } from '../reports/profitability/profitability.schema.ts';
 import type { Plan } from '../store/schema.ts';
 
 /**
@@ -53,6 +58,12 @@ export interface ExportReport {
    * workspace, dates and plan bound as parameters; no value is pasted into the SQL.
    */
   source(p: ExportParams): ReportRows;
+  /**
+   * Writes what `source` reads when that is not a table of the read model (the profitability
+   * reports: the API's own record of the report), inside the export's read transaction on the
+   * connection that then writes the file.
+   */
+  prepare?(connection: DuckDBConnection, p: ExportParams): Promise<void>;
   /** Stable order, ending in a unique key, so the same data gives the same bytes. */
   orderBy: string;
   /** Row reports an incremental schedule can follow; absent for derived reports. */
@@ -231,7 +242,7 @@ const unpaidTime: ExportReport = {
   partitionKey: { sql: 'r.work_date', type: 'DATE' },
 };
 
-/** The metrics columns of a profitability row (decisions 8), in the base currency. */
+/** The metrics columns of a profitability row, in the base currency. */
 const metricColumns: ExportColumn[] = [
   ...(
     [
@@ -245,8 +256,8 @@ const metricColumns: ExportColumn[] = [
       ['margin', 'margin'],
     ] as const
   ).map(([name, field]) =>
-    // The report hands money over as the text of its count of 10^-4 units.
-    col(name, `money_of_e4(CAST(x.${field}_e4 AS HUGEINT))`, 'money', 'b.base_currency'),
+    // The API's figure, the decimal text of the amount at the base currency's scale.
+    col(name, `CAST(x.${field} AS DECIMAL(38, 4))`, 'money', 'b.base_currency'),
   ),
   col('marginPercent', 'CAST(x.margin_percent AS DECIMAL(38, 2))', 'fixed'),
   col('clientUnbilledSeconds', 'x.client_unbilled_seconds', 'integer'),
@@ -256,37 +267,83 @@ const metricColumns: ExportColumn[] = [
 ];
 
 /** The report's params for a whole-workspace run: every member on one page. */
-function profitabilityParams(p: ExportParams) {
+function profitabilityParams(p: ExportParams): ProfitabilityParams {
   if (p.from === undefined || p.to === undefined)
     throw new Error('profitability exports need both ends of the range');
   return { workspaceId: p.workspaceId, from: p.from, to: p.to, page: 1, perPage: 1_000_000_000 };
 }
 
-/** The columns of profitability_report's rows that the exports' order and filter name. */
-interface ProfitabilityRow {
+/**
+ * The rows of the profitability exports: the API's record of the report of the whole workspace
+ * (readReport, the one definition of its figures), every member on one page, one row per member
+ * (`position` its place) and per member's project (`member_position` its member's, `position`
+ * its place among them). A temporary table of the export's connection, made inside its read
+ * transaction and gone with it.
+ */
+const PROFITABILITY_ROWS = 'profitability_export_rows';
+
+const METRIC_FIELDS = [
+  'billedNet',
+  'collectedNet',
+  'compensationCost',
+  'approvedCost',
+  'estimatedCost',
+  'paid',
+  'pending',
+  'margin',
+] as const satisfies readonly (keyof ReportRow)[];
+
+async function writeProfitabilityRows(connection: DuckDBConnection, p: ExportParams) {
+  const report = await readReport(connection, profitabilityParams(p));
+  await connection.run(`CREATE OR REPLACE TEMP TABLE ${PROFITABILITY_ROWS} (
+    part VARCHAR NOT NULL, position BIGINT NOT NULL, member_position BIGINT NOT NULL,
+    user_id UUID, payee_id UUID, name VARCHAR, project_id UUID, project_name VARCHAR,
+    billed_net VARCHAR, collected_net VARCHAR, compensation_cost VARCHAR, approved_cost VARCHAR,
+    estimated_cost VARCHAR, paid VARCHAR, pending VARCHAR, margin VARCHAR,
+    margin_percent VARCHAR, client_unbilled_seconds BIGINT, missing_fx BOOLEAN,
+    missing_pay_rate BOOLEAN, missing_metrics VARCHAR[])`);
+  const appender = await connection.createAppender(PROFITABILITY_ROWS, 'main', 'temp');
+  const text = (value: string | null) =>
+    value === null ? appender.appendNull() : appender.appendVarchar(value);
+  const append = (part: string, position: number, memberPosition: number, row: ReportRow) => {
+    appender.appendVarchar(part);
+    appender.appendBigInt(BigInt(position));
+    appender.appendBigInt(BigInt(memberPosition));
+    for (const id of [row.userId, row.payeeId]) text(id);
+    text(row.name);
+    text(row.projectId);
+    text(row.projectName);
+    for (const field of METRIC_FIELDS) appender.appendVarchar(row[field]);
+    text(row.marginPercent);
+    appender.appendBigInt(BigInt(row.clientUnbilledSeconds));
+    appender.appendBoolean(row.missingFx);
+    appender.appendBoolean(row.missingPayRate);
+    appender.appendList(listValue(row.missingMetrics), LIST(VARCHAR));
+    appender.endRow();
+  };
+  try {
+    report.members.forEach((member, m) => {
+      append('member', m + 1, m + 1, member);
+      member.projects.forEach((project, i) => append('project', i + 1, m + 1, project));
+    });
+  } finally {
+    appender.closeSync();
+  }
+}
+
+/** The columns of the profitability rows that the exports' order and filter name. */
+interface ProfitabilityExportRow {
   part: 'member' | 'project';
   position: number;
   member_position: number;
-  project_id: string | null;
-  project_name: string | null;
 }
 
-/**
- * The `part` rows of profitability_report of the whole workspace for the range, every member
- * on one page, as the API computes it (its whole months bound), with the workspace's base
- * currency.
- */
-function profitabilitySource(p: ExportParams, part: ProfitabilityRow['part']): ReportRows {
-  const { workspaceId, from, to, perPage } = profitabilityParams(p);
-  const whole = wholeMonthsOf(from, to);
-  const date = (value: string | undefined) =>
-    value === undefined ? sql`NULL::DATE` : sql`CAST(${value} AS DATE)`;
-  const report = sql<ProfitabilityRow>`profitability_report(CAST(${workspaceId} AS UUID),
-    ${date(from)}, ${date(to)}, ${date(whole?.from)}, ${date(whole?.to)},
-    NULL::UUID, NULL::UUID, NULL::UUID, 1::BIGINT, CAST(${perPage} AS BIGINT))`;
-  const base = db.selectFrom('workspaces').select('base_currency').where('id', '=', workspaceId);
+/** The `part` rows of the profitability report (PROFITABILITY_ROWS), with the base currency. */
+function profitabilitySource(p: ExportParams, part: ProfitabilityExportRow['part']): ReportRows {
+  const rows = sql<ProfitabilityExportRow>`temp.main.${sql.raw(PROFITABILITY_ROWS)}`;
+  const base = db.selectFrom('workspaces').select('base_currency').where('id', '=', p.workspaceId);
   return db
-    .selectFrom(report.as('x'))
+    .selectFrom(rows.as('x'))
     .innerJoin(base.as('b'), (join) => join.onTrue())
     .where('x.part', '=', part);
 }
@@ -302,6 +359,7 @@ const profitabilityMembers: ExportReport = {
   dateMeaning: 'entry date, as GET /team-payouts/profitability (default: the current month)',
   access: AGENCY,
   columns: [...identity, col('baseCurrency', 'b.base_currency', 'text'), ...metricColumns],
+  prepare: writeProfitabilityRows,
   source: (p) => profitabilitySource(p, 'member'),
   orderBy: 'x.position',
 };
@@ -317,8 +375,9 @@ const profitabilityProjects: ExportReport = {
     col('baseCurrency', 'b.base_currency', 'text'),
     ...metricColumns,
   ],
+  prepare: writeProfitabilityRows,
   source: (p) => profitabilitySource(p, 'project'),
-  orderBy: 'x.member_position, x.project_name IS NULL, x.project_name, x.project_id',
+  orderBy: 'x.member_position, x.position',
 };
 
 export const EXPORT_REPORTS: readonly ExportReport[] = [

@@ -258,6 +258,7 @@ export async function writeReportFile(
   helpers?: Helpers,
   onProgress?: (percent: number) => void,
 ): Promise<WrittenFile> {
+  await report.prepare?.(connection, p);
   const parts =
     helpers && format !== 'parquet' && report.partitionKey
       ? await partRanges(connection, report, p, filter, helpers.partRows)

@@ -126,3 +126,16 @@ function formatWithoutRounding(text: string, scale: number): string | undefined 
   const zero = whole === '0' && !/[1-9]/.test(digits);
   return `${zero ? '' : sign}${whole}${scale > 0 ? `.${digits}` : ''}`;
 }
+
+/**
+ * part x 100 / whole of two counts of 10^-4 units (whole <> 0), rounded half away from zero to
+ * two decimals ("-12.50"): a margin percent.
+ */
+export function percentE4(part: bigint, whole: bigint): string {
+  const n = part * 10000n;
+  const negative = n < 0n !== whole < 0n;
+  const a = n < 0n ? -n : n;
+  const b = whole < 0n ? -whole : whole;
+  const hundredths = (2n * a + b) / (2n * b);
+  return formatE4((negative ? -hundredths : hundredths) * 100n, 2);
+}

@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { SqlParams } from '../../readmodel/sql-params.ts';
-import { formatAmount, formatE4 } from '../../money/money.ts';
+import { formatAmount, formatE4, percentE4 } from '../../money/money.ts';
 import { currencyScale } from '../../money/currencies.ts';
 import {
   PROFITABILITY_METRICS,
@@ -179,22 +179,33 @@ export async function computeReport(
   connection: DuckDBConnection,
   params: ProfitabilityParams,
 ): Promise<Profitability> {
+  await connection.run('BEGIN TRANSACTION');
+  try {
+    return await readReport(connection, params);
+  } finally {
+    await connection.run('ROLLBACK');
+  }
+}
+
+/**
+ * The report's record, read in the transaction `connection` has open: the one definition of
+ * the report's figures, which the exports write out too (src/exports/export-reports.ts).
+ */
+export async function readReport(
+  connection: DuckDBConnection,
+  params: ProfitabilityParams,
+): Promise<Profitability> {
   const a = argsOf(params);
   const read = async <T>(text: string): Promise<T> => {
     const reader = await connection.runAndReadAll(text, a.sql.valuesIn(text));
     return JSON.parse(String(reader.getRows()[0]![0])) as T;
   };
-  await connection.run('BEGIN TRANSACTION');
-  try {
-    const context = await read<ContextLine[]>(contextSql(a));
-    const members = await read<MemberLine[]>(membersSql(a, params));
-    const report = new ReportBuilder(params, context, members);
-    const page = report.pageUsers();
-    const projects = page.length === 0 ? [] : await read<ProjectLine[]>(projectsSql(a, page));
-    return report.record(projects);
-  } finally {
-    await connection.run('ROLLBACK');
-  }
+  const context = await read<ContextLine[]>(contextSql(a));
+  const members = await read<MemberLine[]>(membersSql(a, params));
+  const report = new ReportBuilder(params, context, members);
+  const page = report.pageUsers();
+  const projects = page.length === 0 ? [] : await read<ProjectLine[]>(projectsSql(a, page));
+  return report.record(projects);
 }
 
 type ContextLine =
@@ -315,16 +326,6 @@ interface FxRate {
 /** The sums of 10^-4 units printed at a currency's scale (rounded half away from zero). */
 const money = (e4: bigint, currency: string) => formatE4(e4, scaleOf(currency));
 const scaleOf = (currency: string) => currencyScale(currency) ?? 2;
-
-/** part x 100 / whole, rounded half away from zero to two decimals (whole <> 0). */
-function percent(part: bigint, whole: bigint): string {
-  const n = part * 10000n;
-  const negative = n < 0n !== whole < 0n;
-  const a = n < 0n ? -n : n;
-  const b = whole < 0n ? -whole : whole;
-  const hundredths = (2n * a + b) / (2n * b);
-  return formatE4((negative ? -hundredths : hundredths) * 100n, 2);
-}
 
 /** Adds the statements' rows up into the API's record (decisions 8). */
 class ReportBuilder {
@@ -499,7 +500,7 @@ class ReportBuilder {
       paid: this.base(paid),
       pending: this.base(approved - paid),
       margin: this.base(margin),
-      marginPercent: billed === 0n ? null : percent(margin, billed),
+      marginPercent: billed === 0n ? null : percentE4(margin, billed),
       clientUnbilledSeconds: Number(unbilledSeconds),
       missingFx: fx.includes(true),
       missingPayRate,
