@@ -79,6 +79,11 @@ const SAMPLES: Record<string, string[]> = {
     '/team-payouts/profitability?from=2026-09-01&to=2026-11-30',
     `/team-payouts/profitability?from=2026-10-03&to=2026-10-20&userId=${MEMBER_USER}&projectId=${DEMO.projects[0]!.id}&clientId=${DEMO.clients[0]!.id}`,
     '/team-payouts/profitability?from=2026-09-15&to=2026-11-05&perPage=1&page=2',
+    '/team-payouts/profitability?from=2026-09-15&to=2026-11-05&projects=none',
+  ],
+  'GET /api/v1/team-payouts/profitability/series': [
+    '/team-payouts/profitability/series?from=2025-12-01&to=2026-11-30',
+    `/team-payouts/profitability/series?from=2026-09-03&to=2026-11-20&interval=week&userId=${MEMBER_USER}&projectId=${DEMO.projects[0]!.id}&clientId=${DEMO.clients[0]!.id}`,
   ],
 };
 

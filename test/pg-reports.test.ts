@@ -163,7 +163,7 @@ describe(`the PostgreSQL report baseline equals the API on ${WORKSPACES} generat
           const whole = await compare(ws, range);
           const member = whole.members[n % Math.max(whole.members.length, 1)];
           if (member) await compare(ws, { ...range, userId: member.userId! });
-          const project = member?.projects[0]?.projectId;
+          const project = member?.projects?.[0]?.projectId;
           if (n % 2 === 1 && range === RANGES.year && project)
             await compare(ws, { ...range, projectId: project, page: 1, perPage: 2 });
         }

@@ -324,7 +324,7 @@ async function writeProfitabilityRows(connection: DuckDBConnection, p: ExportPar
   try {
     report.members.forEach((member, m) => {
       append('member', m + 1, m + 1, member);
-      member.projects.forEach((project, i) => append('project', i + 1, m + 1, project));
+      member.projects?.forEach((project, i) => append('project', i + 1, m + 1, project));
     });
   } finally {
     appender.closeSync();

@@ -265,7 +265,7 @@ function factRowsMacro(): string {
 -- Made from src/reports/profitability/metrics.ts.
 CREATE OR REPLACE MACRO profitability_fact_rows(ws, day_from, day_to, user_filter, project_filter, client_filter) AS TABLE
 SELECT
-  user_id, project_id, ${USED.join(', ')},
+  entry_date AS day, user_id, project_id, ${USED.join(', ')},
   ${FACT_AMOUNTS.join(', ')},
   ${PRIMARY.map((p) => `CASE WHEN ${p.name}_b4 IS NULL THEN ${p.name}_e4 END AS ${p.name}_missing_e4`).join(',\n  ')},
   missing_pay_rate,

@@ -32,6 +32,8 @@ export interface ProfitabilityParams {
   clientId?: string;
   page: number;
   perPage: number;
+  /** `none`: the members without their projects (docs/api.md, "Profitability"). */
+  projects?: 'all' | 'none';
 }
 
 // How a report is computed (docs/summaries.md, "How a report reads them"): three small
@@ -64,9 +66,17 @@ interface Args {
   sql: SqlParams;
 }
 
-function argsOf(params: ProfitabilityParams): Args {
+/** The statements' values; `wholeMonths: false` reads every day from the day tables. */
+function argsOf(
+  params: Pick<
+    ProfitabilityParams,
+    'workspaceId' | 'from' | 'to' | 'userId' | 'projectId' | 'clientId'
+  > & {
+    wholeMonths?: boolean;
+  },
+): Args {
   const sql = new SqlParams();
-  const whole = wholeMonthsOf(params.from, params.to);
+  const whole = params.wholeMonths === false ? undefined : wholeMonthsOf(params.from, params.to);
   const uuid = (value: string | undefined) =>
     value === undefined ? 'NULL::UUID' : sql.bind(value, 'UUID');
   const date = (value: string | undefined) =>
@@ -92,7 +102,7 @@ const rangeRows = (a: Args) =>
  * (profitability_member_rows: a member's few rows a day or month); with one, the rows per
  * project.
  */
-const memberRows = (a: Args, params: ProfitabilityParams) =>
+const memberRows = (a: Args, params: Pick<ProfitabilityParams, 'projectId' | 'clientId'>) =>
   params.projectId === undefined && params.clientId === undefined
     ? `profitability_member_rows(${a.ws}, ${a.from}, ${a.to}, ${a.wholeFrom}, ${a.wholeTo}, ${a.userId})`
     : rangeRows(a);
@@ -203,9 +213,117 @@ export async function readReport(
   const context = await read<ContextLine[]>(contextSql(a));
   const members = await read<MemberLine[]>(membersSql(a, params));
   const report = new ReportBuilder(params, context, members);
+  if (params.projects === 'none') return report.record(null);
   const page = report.pageUsers();
   const projects = page.length === 0 ? [] : await read<ProjectLine[]>(projectsSql(a, page));
   return report.record(projects);
+}
+
+export interface SeriesParams {
+  workspaceId: string;
+  /** Inclusive range of entry dates (YYYY-MM-DD), from <= to. */
+  from: string;
+  to: string;
+  interval: 'month' | 'week';
+  userId?: string;
+  projectId?: string;
+  clientId?: string;
+}
+
+/** A point of a series: its days (within the range) and the figures of its entries. */
+export type SeriesPoint = { from: string; to: string } & Figures;
+
+export interface Series {
+  from: string;
+  to: string;
+  interval: 'month' | 'week';
+  baseCurrency: string;
+  points: SeriesPoint[];
+}
+
+/**
+ * The report's figures per month or week (ISO weeks, from Monday) of a range, in one statement:
+ * the rows the report sums (by member without a project or client filter), bucketed by the day
+ * they carry. A week's days are read from the day rollups and the facts, so a weekly series
+ * reads no month rollup; a monthly one reads the range's whole months there, as the report
+ * does. Every point is made by figuresOf, as every row of the report: a point of a month equals
+ * the report of that month's days in the range. Points without entries are zero, so a line
+ * has every point of its range.
+ */
+export async function readSeries(
+  connection: DuckDBConnection,
+  params: SeriesParams,
+): Promise<Series> {
+  const report = { ...params, page: 1, perPage: 1 };
+  const a = argsOf(params.interval === 'week' ? { ...report, wholeMonths: false } : report);
+  const bucket = `CAST(date_trunc('${params.interval}', day) AS DATE)`;
+  const text = `
+    SELECT json_array(
+      (SELECT base_currency FROM workspaces WHERE id = ${a.ws}),
+      CAST(${jsonList('line')} AS JSON)
+    )
+    FROM (
+      SELECT json_array(CAST(${bucket} AS VARCHAR), cost_currency, revenue_currency,
+        json_array(${SUMS})) AS line
+      FROM ${memberRows(a, report)}
+      GROUP BY ${bucket}, cost_currency, revenue_currency
+    )`;
+  const reader = await connection.runAndReadAll(text, a.sql.valuesIn(text));
+  const [base, lines] = JSON.parse(String(reader.getRows()[0]![0])) as [
+    string | null,
+    [string, string | null, string | null, SumsLine][],
+  ];
+  if (base === null) throw new Error(`workspace ${params.workspaceId} has no base currency`);
+  const byBucket = new Map<string, Sums[]>();
+  for (const [day, cost, revenue, sums] of lines) {
+    const list = byBucket.get(day) ?? [];
+    list.push(sumsOf(cost, revenue, sums));
+    byBucket.set(day, list);
+  }
+  const baseScale = scaleOf(base);
+  return {
+    from: params.from,
+    to: params.to,
+    interval: params.interval,
+    baseCurrency: base,
+    points: bucketsOf(params.from, params.to, params.interval).map((b) => ({
+      from: b.from,
+      to: b.to,
+      ...figuresOf(byBucket.get(b.start) ?? [], baseScale),
+    })),
+  };
+}
+
+/** The most points a series answers (about ten years of months, or of weeks two years). */
+export const SERIES_POINTS = 120;
+
+/**
+ * The months or ISO weeks that `from`..`to` touches: each bucket's first day (`start`) and its
+ * days within the range.
+ */
+export function bucketsOf(
+  from: string,
+  to: string,
+  interval: 'month' | 'week',
+): { start: string; from: string; to: string }[] {
+  const day = (text: string) => new Date(`${text}T00:00:00Z`);
+  const iso = (date: Date) => date.toISOString().slice(0, 10);
+  const last = day(to);
+  let start = day(from);
+  if (interval === 'month') start.setUTCDate(1);
+  else start.setUTCDate(start.getUTCDate() - ((start.getUTCDay() + 6) % 7));
+  const buckets: { start: string; from: string; to: string }[] = [];
+  while (start <= last) {
+    const next = new Date(start);
+    if (interval === 'month') next.setUTCMonth(next.getUTCMonth() + 1);
+    else next.setUTCDate(next.getUTCDate() + 7);
+    const end = new Date(next);
+    end.setUTCDate(end.getUTCDate() - 1);
+    const b = iso(start);
+    buckets.push({ start: b, from: b < from ? from : b, to: iso(end) > to ? to : iso(end) });
+    start = next;
+  }
+  return buckets;
 }
 
 type ContextLine =
@@ -399,10 +517,11 @@ class ReportBuilder {
     return this.members.slice((page - 1) * perPage, page * perPage).map((m) => m.person.userId);
   }
 
-  record(projectLines: ProjectLine[]): Profitability {
+  /** The record; `projectLines` null: the members without their projects. */
+  record(projectLines: ProjectLine[] | null): Profitability {
     // The lines come ordered by user, then project: a user's projects are consecutive.
     const projects = new Map<string, { id: string; name: string | null; sums: Sums[] }[]>();
-    for (const [userId, projectId, projectName, cost, revenue, sums] of projectLines) {
+    for (const [userId, projectId, projectName, cost, revenue, sums] of projectLines ?? []) {
       let own = projects.get(userId);
       if (!own) projects.set(userId, (own = []));
       let last = own[own.length - 1];
@@ -427,6 +546,7 @@ class ReportBuilder {
       summary: this.row(all, null, null),
       // Only the page's members are made rows; the others count in the summary and totals.
       members: this.members.slice(first, first + perPage).map(({ person, sums }) => {
+        if (projectLines === null) return this.row(sums, person, null);
         const own = (projects.get(person.userId) ?? []).map((p) =>
           this.row(p.sums, person, { id: p.id, name: p.name }),
         );
@@ -455,32 +575,7 @@ class ReportBuilder {
     person: Person | null,
     project: { id: string; name: string | null } | null,
   ): ProfitabilityRow {
-    // One pass: the converted totals, which metrics lack an FX rate, the rest.
-    const converted: PerPrimary<bigint> = [0n, 0n, 0n, 0n, 0n];
-    const fx: PerPrimary<boolean> = [false, false, false, false, false];
-    let missingPayRate = false;
-    let unbilledSeconds = 0n;
-    for (const s of sums) {
-      for (const m of PRIMARY_INDEXES) {
-        converted[m] += s.converted[m];
-        if (s.missing[m] !== null) fx[m] = true;
-      }
-      if (s.missingPayRate) missingPayRate = true;
-      unbilledSeconds += s.unbilledSeconds;
-    }
-    const [approved, paid, estimated, billed, collected] = converted;
-    const [approvedFx, paidFx, estimatedFx, billedFx, collectedFx] = fx;
-    const compensation = approved + estimated;
-    const margin = billed - compensation;
-    const missingMetrics = [
-      billedFx && 'billedNet',
-      collectedFx && 'collectedNet',
-      (approvedFx || estimatedFx || missingPayRate) && 'compensationCost',
-      approvedFx && 'approvedCost',
-      (estimatedFx || missingPayRate) && 'estimatedCost',
-      paidFx && 'paid',
-      (approvedFx || paidFx) && 'pending',
-    ].filter((m): m is Metric => m !== false);
+    const figures = figuresOf(sums, this.baseScale);
     const { from, to } = this.params;
     const app =
       `/app/team/profitability?from=${from}&to=${to}` +
@@ -492,19 +587,7 @@ class ReportBuilder {
       name: person?.name ?? null,
       projectId: project?.id ?? null,
       projectName: project?.name ?? null,
-      billedNet: this.base(billed),
-      collectedNet: this.base(collected),
-      compensationCost: this.base(compensation),
-      approvedCost: this.base(approved),
-      estimatedCost: this.base(estimated),
-      paid: this.base(paid),
-      pending: this.base(approved - paid),
-      margin: this.base(margin),
-      marginPercent: billed === 0n ? null : percentE4(margin, billed),
-      clientUnbilledSeconds: Number(unbilledSeconds),
-      missingFx: fx.includes(true),
-      missingPayRate,
-      missingMetrics,
+      ...figures,
       nativeAmounts: nativeAmounts(sums),
       links: {
         app,
@@ -513,11 +596,6 @@ class ReportBuilder {
         task: '',
       },
     };
-  }
-
-  /** An amount in the base currency, printed at its scale. */
-  private base(e4: bigint): string {
-    return formatE4(e4, this.baseScale);
   }
 
   /** The amounts of `sums` left unconverted, per primary metric and currency. */
@@ -540,6 +618,65 @@ class ReportBuilder {
       metric: t.metric,
     }));
   }
+}
+
+/** A metrics row's figures, without who or what it is of (a row, a point of a series). */
+export type Figures = Omit<
+  ProfitabilityRow,
+  'userId' | 'payeeId' | 'name' | 'projectId' | 'projectName' | 'nativeAmounts' | 'links'
+>;
+
+/**
+ * The figures of a metrics row from the sums of its lines (decisions 8): the converted sums,
+ * the metrics derived from them, and which are incomplete. Every row of the report, and every
+ * point of a series, is made here.
+ */
+function figuresOf(sums: readonly Sums[], baseScale: number): Figures {
+  // One pass: the converted totals, which metrics lack an FX rate, the rest.
+  const converted: PerPrimary<bigint> = [0n, 0n, 0n, 0n, 0n];
+  const fx: PerPrimary<boolean> = [false, false, false, false, false];
+  let missingPayRate = false;
+  let unbilledSeconds = 0n;
+  for (const s of sums) {
+    for (const m of PRIMARY_INDEXES) {
+      converted[m] += s.converted[m];
+      if (s.missing[m] !== null) fx[m] = true;
+    }
+    if (s.missingPayRate) missingPayRate = true;
+    unbilledSeconds += s.unbilledSeconds;
+  }
+  const approved = converted[APPROVED];
+  const paid = converted[PAID];
+  const estimated = converted[ESTIMATED];
+  const billed = converted[BILLED];
+  const collected = converted[COLLECTED];
+  const compensation = approved + estimated;
+  const margin = billed - compensation;
+  const missingMetrics = [
+    fx[BILLED] && 'billedNet',
+    fx[COLLECTED] && 'collectedNet',
+    (fx[APPROVED] || fx[ESTIMATED] || missingPayRate) && 'compensationCost',
+    fx[APPROVED] && 'approvedCost',
+    (fx[ESTIMATED] || missingPayRate) && 'estimatedCost',
+    fx[PAID] && 'paid',
+    (fx[APPROVED] || fx[PAID]) && 'pending',
+  ].filter((m): m is Metric => m !== false);
+  const base = (e4: bigint) => formatE4(e4, baseScale);
+  return {
+    billedNet: base(billed),
+    collectedNet: base(collected),
+    compensationCost: base(compensation),
+    approvedCost: base(approved),
+    estimatedCost: base(estimated),
+    paid: base(paid),
+    pending: base(approved - paid),
+    margin: base(margin),
+    marginPercent: billed === 0n ? null : percentE4(margin, billed),
+    clientUnbilledSeconds: Number(unbilledSeconds),
+    missingFx: fx.includes(true),
+    missingPayRate,
+    missingMetrics,
+  };
 }
 
 const METRIC_POSITION = new Map<string, number>(PROFITABILITY_METRICS.map((m, i) => [m, i]));

@@ -35,3 +35,9 @@ function previousMonthEnd(date: string): string {
   // Day 0 of this month is the last day of the previous one (UTC: no daylight-saving shifts).
   return new Date(Date.UTC(year, month - 1, 0)).toISOString().slice(0, 10);
 }
+
+/** The first day of the month `months` months before the month of `date` (YYYY-MM-DD). */
+export function monthsBefore(date: string, months: number): string {
+  const [year, month] = date.split('-').map(Number) as [number, number];
+  return new Date(Date.UTC(year, month - 1 - months, 1)).toISOString().slice(0, 10);
+}

@@ -9,9 +9,14 @@ import {
 import { singleResponse } from '../../api/schema-parts.ts';
 import { answersAsTable } from '../../api/table-answer.ts';
 import { todayIn } from '../../time/calendar.ts';
-import { loadProfitability } from './profitability.query.ts';
-import { monthOf } from './profitability.range.ts';
-import { profitabilityQuery, profitabilitySchema } from './profitability.schema.ts';
+import { bucketsOf, loadProfitability, readSeries, SERIES_POINTS } from './profitability.query.ts';
+import { monthOf, monthsBefore } from './profitability.range.ts';
+import {
+  profitabilityQuery,
+  profitabilitySchema,
+  profitabilitySeriesQuery,
+  profitabilitySeriesSchema,
+} from './profitability.schema.ts';
 /**
  * What the report reads (config.answers): the priced facts, their rollups and the invoices'
  * unallocated nets by their sources; names of people, projects and clients.
@@ -37,17 +42,19 @@ const PROFITABILITY_READS: AnswerReads = {
 
 const DEFAULT_PER_PAGE = 25;
 
+const ACCESS = {
+  roles: OWNER_ADMIN,
+  scope: 'read',
+  feature: { plan: 'agency', name: 'team_payouts' },
+} as const;
+
 /** GET /team-payouts/profitability (decisions 8): Owner/Admin with read scope, Agency plan. */
 export const profitabilityRoutes: RoutePlugin = async (app, { context }) => {
   app.get(
     '/team-payouts/profitability',
     {
       config: {
-        access: {
-          roles: OWNER_ADMIN,
-          scope: 'read',
-          feature: { plan: 'agency', name: 'team_payouts' },
-        },
+        access: ACCESS,
         answers: PROFITABILITY_READS,
       },
       schema: {
@@ -84,11 +91,60 @@ export const profitabilityRoutes: RoutePlugin = async (app, { context }) => {
         ...(query.clientId === undefined ? {} : { clientId: query.clientId }),
         page: query.page ?? 1,
         perPage: query.perPage ?? DEFAULT_PER_PAGE,
+        projects: query.projects ?? 'all',
       };
       const json = await context.read((connection) => loadProfitability(connection, params));
       // The record comes as JSON text (profitability.query.ts): sent as it is, not serialized.
       void reply.type('application/json; charset=utf-8');
       return `{"data":${json}}`;
+    },
+  );
+
+  app.get(
+    '/team-payouts/profitability/series',
+    {
+      config: { access: ACCESS, answers: PROFITABILITY_READS },
+      schema: {
+        summary:
+          'Team profitability per month or week of a range of entry dates (default: the twelve months ending with the current one), converted to the base currency',
+        description: 'Who may call: Owner, Admin; read scope; Agency plan.',
+        querystring: strictQuerySchema(profitabilitySeriesQuery),
+        response: readResponses(
+          { 200: singleResponse(profitabilitySeriesSchema) },
+          { 422: ['validation_failed', 'invalid_query'], 503: ['read_model_unavailable'] },
+        ),
+      },
+    },
+    async (request) => {
+      const caller = request.caller;
+      const query = request.query;
+      const to = query.to ?? monthOf(todayIn(caller.timezone)).to;
+      const from = query.from ?? monthsBefore(to, 11);
+      const interval = query.interval ?? 'month';
+      if (from > to) {
+        // A default `from` is never after `to`.
+        throw validationFailed(
+          query.to === undefined
+            ? { from: `must not be after to (${to}, the end of the current month)` }
+            : { to: 'must not be before from' },
+        );
+      }
+      const points = bucketsOf(from, to, interval).length;
+      if (points > SERIES_POINTS)
+        throw validationFailed({
+          from: `the range holds ${points} ${interval}s; a series has at most ${SERIES_POINTS} points`,
+        });
+      const params = {
+        workspaceId: caller.workspaceId,
+        from,
+        to,
+        interval,
+        ...(query.userId === undefined ? {} : { userId: query.userId }),
+        ...(query.projectId === undefined ? {} : { projectId: query.projectId }),
+        ...(query.clientId === undefined ? {} : { clientId: query.clientId }),
+      };
+      const data = await context.read((connection) => readSeries(connection, params));
+      return { data };
     },
   );
 };

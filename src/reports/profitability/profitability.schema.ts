@@ -65,9 +65,10 @@ export const profitabilityRowSchema = z.object({
   links: profitabilityLinks,
 });
 
+/** A member's row; both project fields are left out of the answer to `projects=none`. */
 export const profitabilityMemberSchema = profitabilityRowSchema.extend({
-  projectCount: count,
-  projects: z.array(profitabilityRowSchema),
+  projectCount: count.optional(),
+  projects: z.array(profitabilityRowSchema).optional(),
 });
 
 const nativeSum = z.object({ currency: currencyCode, amount: money });
@@ -141,5 +142,41 @@ export const profitabilityQuery = z.object({
   view: z.enum(['work'], { error: 'must be work' }).optional(),
   page: wholeNumber(1, 999_999_999).optional(),
   perPage: wholeNumber(1, 100).optional(),
+  projects: z.enum(['all', 'none'], { error: 'must be all or none' }).optional(),
 });
 export type ProfitabilityQuery = z.output<typeof profitabilityQuery>;
+
+/** `data` of GET /team-payouts/profitability/series (docs/api.md, "Profitability series"). */
+export const profitabilitySeriesSchema = z.object({
+  from: isoDate,
+  to: isoDate,
+  interval: z.enum(['month', 'week']),
+  baseCurrency: currencyCode,
+  points: z.array(
+    profitabilityRowSchema
+      .omit({
+        userId: true,
+        payeeId: true,
+        name: true,
+        projectId: true,
+        projectName: true,
+        nativeAmounts: true,
+        links: true,
+      })
+      .extend({ from: isoDate, to: isoDate }),
+  ),
+});
+
+/**
+ * The query of GET /team-payouts/profitability/series: the report's filters, `interval` month
+ * (default) or week; `to` defaults to the end of the current month, `from` to the first day of
+ * the eleventh month before `to`'s.
+ */
+export const profitabilitySeriesQuery = z.object({
+  from: isoDate.optional(),
+  to: isoDate.optional(),
+  userId: id.optional(),
+  projectId: id.optional(),
+  clientId: id.optional(),
+  interval: z.enum(['month', 'week'], { error: 'must be month or week' }).optional(),
+});

@@ -2,15 +2,16 @@
 -- client: profitability_range_rows without the project, from the member rollups, which hold a
 -- member's few rows a month or day instead of one per project or entry. The range's whole
 -- months, whole_from..whole_to (NULL: none), from profitability_member_months; the days before
--- and after them from profitability_member_days. Narrowed by `user_filter` (NULL: all).
+-- and after them from profitability_member_days. Narrowed by `user_filter` (NULL: all). `day`
+-- dates each row as in profitability_range_rows.
 CREATE OR REPLACE MACRO profitability_member_rows(ws, d_from, d_to, whole_from, whole_to, user_filter) AS TABLE
-SELECT * EXCLUDE (workspace_id, month, counts)
+SELECT month AS day, * EXCLUDE (workspace_id, month, counts)
 FROM profitability_member_months
 WHERE workspace_id = ws
   AND month BETWEEN whole_from AND whole_to
   AND (user_filter IS NULL OR user_id = user_filter)
 UNION ALL BY NAME
-SELECT * EXCLUDE (workspace_id, entry_date, counts)
+SELECT entry_date AS day, * EXCLUDE (workspace_id, entry_date, counts)
 FROM profitability_member_days
 WHERE workspace_id = ws
   AND (

@@ -5,12 +5,13 @@
 -- rollup (profitability_month_facts), its other days from the facts (profitability_facts), both
 -- kept by the sync (docs/summaries.md): nothing is computed per request. Narrowed by
 -- `user_filter`, `project_filter` and `client_filter` (the project's client); NULL narrows
--- nothing.
+-- nothing. `day` dates each row: its month's first day for a rollup row, its entry date for a
+-- fact (what a series buckets by).
 CREATE OR REPLACE MACRO profitability_range_rows(ws, d_from, d_to, whole_from, whole_to, user_filter, project_filter, client_filter) AS TABLE
 WITH filter_projects AS (
   SELECT id FROM projects WHERE workspace_id = ws AND client_id = client_filter
 )
-SELECT * EXCLUDE (workspace_id, month, counts)
+SELECT month AS day, * EXCLUDE (workspace_id, month, counts)
 FROM profitability_month_facts
 WHERE workspace_id = ws
   AND month BETWEEN whole_from AND whole_to
