@@ -506,12 +506,10 @@ describe('dashboard figures equal the API', () => {
       const drill = row.getByTestId('drill');
       await drill.click();
       expect(await drill.getAttribute('aria-expanded')).toBe('true');
-      expect(
-        await readTable(
-          page,
-          `[data-testid="members"] tr[data-user-id="${member.userId}"] + tr.projects [data-testid="member-projects"]`,
-        ),
-      ).toEqual(
+      // A member's projects are its drill-down, asked for when it opens.
+      const projects = `[data-testid="members"] tr[data-user-id="${member.userId}"] + tr.projects [data-testid="member-projects"]`;
+      await page.locator(projects).waitFor();
+      expect(await readTable(page, projects)).toEqual(
         (member.projects as Body[]).map((p) => ({
           userId: null,
           cells: metricsCells(p, first.baseCurrency, 'projectName'),
@@ -525,6 +523,68 @@ describe('dashboard figures equal the API', () => {
     );
     await firstRow.getByTestId('drill').click();
     expect(await page.getByTestId('member-projects').count()).toBe(first.members.length - 1);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('redraws only the parts of the profitability view whose answers changed', async () => {
+    const { context, page, errors } = await open();
+    await goTo(page, '#/profitability?range=last-month', 'shown-range');
+    const { from, to } = await expectProfitability(page);
+    const parts = ['controls', 'range', 'figures', 'charts', 'members', 'loose', 'exports'];
+    expect(
+      await page
+        .locator('#main > [data-part]')
+        .evaluateAll((els) => els.map((e) => e.dataset.part)),
+    ).toEqual(parts);
+    // Marks every part, then waits for the view to be drawn from newer data (its poll of the
+    // data's freshness), and says which parts were drawn anew.
+    const redrawnAfter = async (write: string, values: unknown[]) => {
+      const before = await page.locator('#main').getAttribute('data-drawn-from');
+      await page
+        .locator('#main > [data-part]')
+        .evaluateAll((els) => els.forEach((e) => e.setAttribute('data-stale', '')));
+      await harness.pool.query(write, values);
+      await harness.sync();
+      await page.waitForFunction(
+        (before) => document.getElementById('main')!.dataset.drawnFrom !== before,
+        before,
+        { timeout: 20_000 },
+      );
+      return page
+        .locator('#main > [data-part]:not([data-stale])')
+        .evaluateAll((els) => els.map((e) => e.dataset.part));
+    };
+    const { rows } = await harness.pool.query<{ id: string }>(
+      `SELECT id FROM time_entries WHERE entry_date BETWEEN $1 AND $2 AND deleted_at IS NULL
+       AND NOT is_running ORDER BY id LIMIT 1`,
+      [from, to],
+    );
+    const entry = rows[0]!.id;
+    // A change no figure shows: the data moved, nothing is drawn again.
+    expect(
+      await redrawnAfter(
+        `UPDATE time_entries SET note = coalesce(note, '') || '.', updated_at = now() WHERE id = $1`,
+        [entry],
+      ),
+    ).toEqual([]);
+    // The entry moved out of the range (a year back): its figures, charts and members change;
+    // the rest stays as it was.
+    const changed = await redrawnAfter(
+      `UPDATE time_entries SET entry_date = entry_date - 365, updated_at = now() WHERE id = $1`,
+      [entry],
+    );
+    expect(changed).toEqual(expect.arrayContaining(['figures', 'members']));
+    expect(changed).not.toEqual(expect.arrayContaining(['controls']));
+    expect(changed.filter((p) => ['range', 'loose', 'exports'].includes(p))).toEqual([]);
+    await expectProfitability(page);
+    // Back where it was, for the tests after this one.
+    expect(
+      await redrawnAfter(
+        `UPDATE time_entries SET entry_date = entry_date + 365, updated_at = now() WHERE id = $1`,
+        [entry],
+      ),
+    ).toEqual(expect.arrayContaining(['figures', 'members']));
     expect(errors).toEqual([]);
     await context.close();
   });

@@ -50,25 +50,6 @@ export function presetRange(preset: Preset, currentMonth: string): Range {
   }
 }
 
-/** The months a range touches, each cut to the range: the points of the margin line. */
-export function monthsOf(range: Range): Range[] {
-  const months: Range[] = [];
-  let year = Number(range.from.slice(0, 4));
-  let month = Number(range.from.slice(5, 7));
-  for (;;) {
-    const from = monthStart(year, month);
-    if (from > range.to) break;
-    const to = monthEnd(year, month);
-    months.push({ from: from < range.from ? range.from : from, to: to > range.to ? range.to : to });
-    month += 1;
-    if (month === 13) {
-      month = 1;
-      year += 1;
-    }
-  }
-  return months;
-}
-
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** Whether a text is a real calendar date (YYYY-MM-DD). */

@@ -57,9 +57,10 @@ export interface MetricsRow {
   nativeAmounts: { currency: string; metric: Metric; amount: string }[];
 }
 
+/** A member's row; without projectCount and projects in an answer to projects=none. */
 export interface MemberRow extends MetricsRow {
-  projectCount: number;
-  projects: MetricsRow[];
+  projectCount?: number;
+  projects?: MetricsRow[];
 }
 
 export interface Profitability {
@@ -122,4 +123,16 @@ export interface Payee {
 export interface Pagination {
   limit: number;
   nextCursor: string | null;
+}
+
+/** `data` of GET /team-payouts/profitability/series: the figures per month or week. */
+export interface Series {
+  from: string;
+  to: string;
+  interval: 'month' | 'week';
+  baseCurrency: string;
+  points: (Omit<
+    MetricsRow,
+    'userId' | 'payeeId' | 'name' | 'projectId' | 'projectName' | 'nativeAmounts' | 'links'
+  > & { from: string; to: string })[];
 }

@@ -1,8 +1,8 @@
-import { ApiError, download, get, session } from '../api.ts';
+import { download, get, session } from '../api.ts';
 import { drawMarginLine, drawMemberBars } from '../charts.ts';
 import { plotValue } from '../money.ts';
-import { PRESETS, isDate, monthsOf, presetRange, type Preset, type Range } from '../ranges.ts';
-import type { MemberRow, MetricsRow, Profitability } from '../types.ts';
+import { PRESETS, isDate, presetRange, type Preset, type Range } from '../ranges.ts';
+import type { MetricsRow, Profitability, Series } from '../types.ts';
 import { h, notice, replace, table } from '../ui.ts';
 import type { ViewContext } from './context.ts';
 import {
@@ -16,8 +16,6 @@ import {
 
 /** Members per page of the report. */
 const PER_PAGE = 25;
-/** Month reports read at once for the margin line. */
-const MONTHS_AT_ONCE = 3;
 
 /** What the view shows, kept in the URL's hash so a reload or a link shows the same. */
 interface State {
@@ -129,22 +127,155 @@ export async function renderProfitability(context: ViewContext): Promise<void> {
     range = { from: state.from, to: state.to };
   } else range = presetRange(state.preset, currentMonth);
 
-  const [answer, names] = await Promise.all([
+  const filters = { userId: state.userId, projectId: state.projectId, clientId: state.clientId };
+  // The page without its members' projects (a member's projects come with its drill-down) and
+  // the margin series, at once: the view is drawn from these two answers.
+  const [answer, series, names] = await Promise.all([
     get<Profitability>('/team-payouts/profitability', {
       from: range.from,
       to: range.to,
-      userId: state.userId,
-      projectId: state.projectId,
-      clientId: state.clientId,
+      ...filters,
       page: state.page,
       perPage: PER_PAGE,
+      projects: 'none',
+    }),
+    get<Series>('/team-payouts/profitability/series', {
+      from: range.from,
+      to: range.to,
+      ...filters,
     }),
     loadChoices(session.token()),
   ]);
   if (!context.current()) return;
   context.seen(answer.dataAsOf);
+  context.seen(series.dataAsOf);
   const report = answer.data;
+  const key = JSON.stringify([session.token(), state, currentMonth]);
+  const parts: Part[] = [
+    {
+      name: 'controls',
+      text: JSON.stringify(names),
+      draw: () => controls(state, names, currentMonth),
+    },
+    {
+      name: 'range',
+      text: JSON.stringify([report.from, report.to, report.baseCurrency]),
+      draw: () =>
+        h(
+          'p',
+          {
+            class: 'range',
+            'data-testid': 'shown-range',
+            'data-from': report.from,
+            'data-to': report.to,
+          },
+          `${report.from} to ${report.to}, in ${report.baseCurrency}`,
+        ),
+    },
+    {
+      name: 'figures',
+      text: JSON.stringify({ ...report, members: undefined }),
+      draw: () => h('div', {}, summaryCards(report, 'profitability-summary'), warnings(report)),
+    },
+    {
+      name: 'charts',
+      text: JSON.stringify([report.members, series.data]),
+      draw: () => charts(report, series.data),
+    },
+    {
+      name: 'members',
+      text: JSON.stringify([report.members, report.memberTotal, report.page]),
+      draw: () =>
+        h(
+          'section',
+          { 'aria-labelledby': 'members-h' },
+          h('h2', { id: 'members-h' }, `Members (${report.memberTotal})`),
+          membersTable(report, filters, context),
+          pager(state, report),
+        ),
+    },
+    {
+      name: 'loose',
+      text: JSON.stringify([report.unallocatedRevenue, report.unreconciledReceipts]),
+      draw: () =>
+        h(
+          'section',
+          { 'aria-labelledby': 'loose-h' },
+          h('h2', { id: 'loose-h' }, 'Money not matched to work'),
+          looseMoney(report),
+        ),
+    },
+    {
+      name: 'exports',
+      text: JSON.stringify(range),
+      draw: () =>
+        h(
+          'section',
+          { 'aria-labelledby': 'exports-h' },
+          h('h2', { id: 'exports-h' }, 'Exports of this range'),
+          exportButtons(range, context),
+        ),
+    },
+  ];
+  drawParts(context.main, key, parts);
+  context.main.dataset.drawnFrom = answer.dataAsOf ?? '';
+  performance.mark('ledgerline:drawn');
+  // A remembered month may have turned since (the workspace's midnight): asked again once the
+  // view is complete, and a new month draws it again.
+  if (remembered !== undefined && (await askCurrentMonth(context)) !== remembered)
+    if (context.current()) await renderProfitability(context);
+}
 
+/** A part of the view: what it is drawn from (as text), and how. */
+interface Part {
+  name: string;
+  text: string;
+  draw: () => HTMLElement;
+}
+
+/** What is on screen: the view's key and each part's text and element. */
+let onScreen:
+  { key: string; parts: Map<string, { text: string; element: HTMLElement }> } | undefined;
+
+/**
+ * Draws the view's parts into `main`. The same view drawn again (same token, range, filters and
+ * page: a move of the data's freshness) redraws only the parts whose answers changed; the
+ * others stay as they are, drill-downs open included. Another view is drawn whole.
+ */
+function drawParts(main: HTMLElement, key: string, parts: Part[]): void {
+  const kept = onScreen?.key === key ? onScreen.parts : undefined;
+  const still =
+    kept !== undefined &&
+    main.querySelector(':scope > h1[data-view="profitability"]') !== null &&
+    [...kept.values()].every((p) => p.element.parentElement === main);
+  if (!still) {
+    const drawn = new Map(parts.map((p) => [p.name, { text: p.text, element: part(p) }]));
+    replace(
+      main,
+      h('h1', { 'data-view': 'profitability' }, 'Profitability'),
+      ...[...drawn.values()].map((p) => p.element),
+    );
+    onScreen = { key, parts: drawn };
+    return;
+  }
+  for (const p of parts) {
+    const old = kept.get(p.name)!;
+    if (old.text === p.text) continue;
+    const element = part(p);
+    old.element.replaceWith(element);
+    kept.set(p.name, { text: p.text, element });
+  }
+}
+
+/** A part's element, named for the checks of what was redrawn. */
+function part(p: Part): HTMLElement {
+  const element = p.draw();
+  element.dataset.part = p.name;
+  return element;
+}
+
+/** The member bars and the margin line, drawn together. */
+function charts(report: Profitability, series: Series): HTMLElement {
   const bars = h('div', {
     class: 'chart',
     'data-testid': 'member-bars',
@@ -154,52 +285,15 @@ export async function renderProfitability(context: ViewContext): Promise<void> {
   const line = h('div', {
     class: 'chart',
     'data-testid': 'margin-line',
-    'data-state': 'loading',
     role: 'img',
     'aria-label': 'Margin % per month',
   });
-  replace(
-    context.main,
-    h('h1', {}, 'Profitability'),
-    controls(state, names, currentMonth),
-    h(
-      'p',
-      {
-        class: 'range',
-        'data-testid': 'shown-range',
-        'data-from': report.from,
-        'data-to': report.to,
-      },
-      `${report.from} to ${report.to}, in ${report.baseCurrency}`,
-    ),
-    summaryCards(report, 'profitability-summary'),
-    warnings(report),
-    h(
-      'section',
-      { 'aria-labelledby': 'charts-h', class: 'charts' },
-      h('h2', { id: 'charts-h', class: 'visually-hidden' }, 'Charts'),
-      h('figure', {}, bars, h('figcaption', {}, `Per member, ${report.baseCurrency}`)),
-      h('figure', {}, line, h('figcaption', {}, 'Margin % per month')),
-    ),
-    h(
-      'section',
-      { 'aria-labelledby': 'members-h' },
-      h('h2', { id: 'members-h' }, `Members (${report.memberTotal})`),
-      membersTable(report),
-      pager(state, report),
-    ),
-    h(
-      'section',
-      { 'aria-labelledby': 'loose-h' },
-      h('h2', { id: 'loose-h' }, 'Money not matched to work'),
-      looseMoney(report),
-    ),
-    h(
-      'section',
-      { 'aria-labelledby': 'exports-h' },
-      h('h2', { id: 'exports-h' }, 'Exports of this range'),
-      exportButtons(range, context),
-    ),
+  const section = h(
+    'section',
+    { 'aria-labelledby': 'charts-h', class: 'charts' },
+    h('h2', { id: 'charts-h', class: 'visually-hidden' }, 'Charts'),
+    h('figure', {}, bars, h('figcaption', {}, `Per member, ${report.baseCurrency}`)),
+    h('figure', {}, line, h('figcaption', {}, 'Margin % per month')),
   );
   drawMemberBars(
     bars,
@@ -210,12 +304,15 @@ export async function renderProfitability(context: ViewContext): Promise<void> {
     })),
     report.baseCurrency,
   );
-  performance.mark('ledgerline:drawn');
-  await marginLine(line, range, state, report, context);
-  // A remembered month may have turned since (the workspace's midnight): asked again once the
-  // view is complete, and a new month draws it again.
-  if (remembered !== undefined && (await askCurrentMonth(context)) !== remembered)
-    if (context.current()) await renderProfitability(context);
+  const percents = series.points.map((p) => p.marginPercent);
+  drawMarginLine(
+    line,
+    series.points.map((p) => p.from.slice(0, 7)),
+    percents.map(plotValue),
+  );
+  line.dataset.state = 'drawn';
+  line.dataset.values = JSON.stringify(percents);
+  return section;
 }
 
 function controls(state: State, names: Choices, currentMonth: string): HTMLElement {
@@ -300,8 +397,15 @@ function controls(state: State, names: Choices, currentMonth: string): HTMLEleme
   return form;
 }
 
+/** The filters of the view, which a member's drill-down keeps. */
+interface Filters {
+  userId: string | undefined;
+  projectId: string | undefined;
+  clientId: string | undefined;
+}
+
 /** The members of the page, each with a button that shows their projects. */
-function membersTable(report: Profitability): HTMLElement {
+function membersTable(report: Profitability, filters: Filters, context: ViewContext): HTMLElement {
   const columns = metricColumns(report.baseCurrency);
   const wrap = table(
     `Members ${report.from} to ${report.to}, ${report.baseCurrency}`,
@@ -322,43 +426,73 @@ function membersTable(report: Profitability): HTMLElement {
         class: 'drill',
         'aria-expanded': 'false',
         'data-testid': 'drill',
-        'aria-label': `Projects of ${member.name ?? 'this member'} (${member.projectCount})`,
+        'aria-label': `Projects of ${member.name ?? 'this member'}`,
       },
       '▸',
     );
-    button.addEventListener('click', () => toggleProjects(row, member, report, button));
+    button.addEventListener(
+      'click',
+      () => void toggleProjects(row, member, report, filters, button, context),
+    );
     cell.prepend(button);
   });
   return wrap;
 }
 
-function toggleProjects(
+/**
+ * Opens or closes a member's projects: its drill-down, the report narrowed to the member (and
+ * the view's filters), asked for when opened.
+ */
+async function toggleProjects(
   row: HTMLTableRowElement,
-  member: MemberRow,
+  member: MetricsRow,
   report: Profitability,
+  filters: Filters,
   button: HTMLButtonElement,
-): void {
+  context: ViewContext,
+): Promise<void> {
   const open = button.getAttribute('aria-expanded') === 'true';
   const next = row.nextElementSibling;
+  if (next?.classList.contains('projects')) next.remove();
   if (open) {
-    if (next?.classList.contains('projects')) next.remove();
     button.setAttribute('aria-expanded', 'false');
     button.textContent = '▸';
     return;
   }
-  const columns = metricColumns(report.baseCurrency);
-  const inner = table(
-    `Projects of ${member.name ?? 'this member'}`,
-    [
-      { key: 'name', label: 'Project', text: (r: MetricsRow) => r.projectName ?? 'No project' },
-      ...columns,
-    ],
-    member.projects,
-    { testid: 'member-projects', empty: 'No projects.' },
-  );
-  row.after(h('tr', { class: 'projects' }, h('td', { colspan: String(row.cells.length) }, inner)));
   button.setAttribute('aria-expanded', 'true');
   button.textContent = '▾';
+  const holder = h('td', { colspan: String(row.cells.length) }, 'Loading projects…');
+  const line = h('tr', { class: 'projects' }, holder);
+  row.after(line);
+  let projects: MetricsRow[];
+  try {
+    const answer = await get<Profitability>('/team-payouts/profitability', {
+      from: report.from,
+      to: report.to,
+      ...filters,
+      userId: member.userId ?? undefined,
+    });
+    context.seen(answer.dataAsOf);
+    projects = answer.data.members[0]?.projects ?? [];
+  } catch (error) {
+    holder.textContent = '';
+    context.failed(error);
+    return;
+  }
+  if (!line.isConnected) return;
+  const columns = metricColumns(report.baseCurrency);
+  replace(
+    holder,
+    table(
+      `Projects of ${member.name ?? 'this member'}`,
+      [
+        { key: 'name', label: 'Project', text: (r: MetricsRow) => r.projectName ?? 'No project' },
+        ...columns,
+      ],
+      projects,
+      { testid: 'member-projects', empty: 'No projects.' },
+    ),
+  );
 }
 
 function pager(state: State, report: Profitability): HTMLElement {
@@ -389,53 +523,6 @@ function pager(state: State, report: Profitability): HTMLElement {
       'Next page',
     ),
   );
-}
-
-/**
- * Margin % per month of the range: one report per month (its summary only), a few at once.
- * A range within one month is that month's point: the report drawn already is its report.
- */
-async function marginLine(
-  element: HTMLElement,
-  range: Range,
-  state: State,
-  report: Profitability,
-  context: ViewContext,
-): Promise<void> {
-  const months = monthsOf(range);
-  const percents: (string | null)[] = new Array<string | null>(months.length).fill(null);
-  if (months.length === 1) percents[0] = report.summary.marginPercent;
-  let next = months.length === 1 ? 1 : 0;
-  const worker = async () => {
-    for (let i = next++; i < months.length; i = next++) {
-      const month = months[i]!;
-      const answer = await get<Profitability>('/team-payouts/profitability', {
-        from: month.from,
-        to: month.to,
-        userId: state.userId,
-        projectId: state.projectId,
-        clientId: state.clientId,
-        perPage: 1,
-      });
-      percents[i] = answer.data.summary.marginPercent;
-    }
-  };
-  try {
-    await Promise.all(Array.from({ length: Math.min(MONTHS_AT_ONCE, months.length) }, worker));
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 401) throw error;
-    element.dataset.state = 'failed';
-    context.failed(error);
-    return;
-  }
-  if (!context.current()) return;
-  drawMarginLine(
-    element,
-    months.map((m) => m.from.slice(0, 7)),
-    percents.map(plotValue),
-  );
-  element.dataset.state = 'drawn';
-  element.dataset.values = JSON.stringify(percents);
 }
 
 /** Download buttons: the reconciliation exports of the range shown, CSV and Parquet. */
