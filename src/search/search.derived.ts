@@ -27,7 +27,7 @@ export const searchIndexPart = (options: SearchRefreshOptions = {}): DerivedTabl
   },
   sqlDir: path.join(import.meta.dirname, 'sql'),
   derivedColumns: DERIVED_COLUMNS,
-  rebuildInCopy: true,
+  rebuildAlone: true,
   install: installSearch,
   rebuild: rebuildSearchIndex,
   batch: () => new SearchIndexUpdate(options),

@@ -136,6 +136,12 @@ export async function fullSync(
     await duck.run('BEGIN TRANSACTION');
     duckOpen = true;
     const previous = await readSyncState(duck);
+    // A first load commits each slice as it is loaded: nobody reads a read model without a
+    // sync position, and a crash before the end leaves none, so the next start loads again.
+    // In one transaction the copy's commit needed more than the read model's 1 GB at 10M
+    // entries (21M rows). A reload of a read model that is answering keeps one transaction, so
+    // its readers see the old rows until the copy commits (docs/sync.md).
+    const stepwise = previous === undefined;
     // Every row is replaced: the indexes are built again from the loaded rows at the end
     // (ReadModel.createIndexes), rather than kept up to date row by row.
     await dropIndexes(duck);
@@ -208,6 +214,10 @@ export async function fullSync(
             });
           rows += Number(result.rowsChanged);
           faultPoint('initial-load:mid-apply');
+          if (stepwise) {
+            await duck.run('COMMIT');
+            await duck.run('BEGIN TRANSACTION');
+          }
         }
         await rm(file);
         options.onProgress?.({
@@ -224,21 +234,28 @@ export async function fullSync(
     for (const connection of copiers) await connection.query('COMMIT');
 
     const derivedStarted = Date.now();
-    for (const part of derived) if (part.rebuildInCopy) await part.rebuild(duck);
     // The copy commits without a sync position (a crash from here on leaves a read model that
-    // the next start loads again), then the other parts (the summaries) are built from the
-    // committed rows and the position is written with them. Inside the copy's transaction the
-    // summaries read millions of uncommitted rows three times slower, and DuckDB once failed
-    // there with a currency guard that holds on the same rows committed (docs/sync.md).
+    // the next start loads again), then the parts are built from the committed rows and the
+    // position is written with the last of them. Inside the copy's transaction the summaries
+    // read millions of uncommitted rows three times slower, and DuckDB once failed there with
+    // a currency guard that holds on the same rows committed (docs/sync.md).
     await duck.run('DELETE FROM sync_state');
     await duck.run('COMMIT');
     duckOpen = false;
     faultPoint('initial-load:before-summaries');
+    // A part built alone commits before the others start: what its temporary tables held is
+    // freed only then.
+    for (const part of derived)
+      if (part.rebuildAlone) {
+        await duck.run('BEGIN TRANSACTION');
+        duckOpen = true;
+        await part.rebuild(duck);
+        await duck.run('COMMIT');
+        duckOpen = false;
+      }
     await duck.run('BEGIN TRANSACTION');
     duckOpen = true;
-    for (const part of derived) if (!part.rebuildInCopy) await part.rebuild(duck);
-    await readModel.createIndexes(duck);
-    const derivedMs = Date.now() - derivedStarted;
+    for (const part of derived) if (!part.rebuildAlone) await part.rebuild(duck);
     await writeSyncState(duck, {
       sourceSystemId: systemId,
       dataAsOf: asOf,
@@ -250,6 +267,13 @@ export async function fullSync(
     });
     await duck.run('COMMIT');
     duckOpen = false;
+    // The indexes last, each committed on its own (ReadModel.createIndexes runs one statement
+    // each): an index built inside a transaction is held whole in memory until its commit (460
+    // MB for 10M UUIDs), and the five of a 10M-entry read model (1,070 MB) were more than its
+    // memory limit. Committed, DuckDB writes them out and reads back only what a lookup needs.
+    // A crash before they are made leaves them to the next open, which makes any missing.
+    await readModel.createIndexes(duck);
+    const derivedMs = Date.now() - derivedStarted;
     return {
       rows,
       tables: tables.size,
