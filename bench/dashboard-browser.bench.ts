@@ -1,5 +1,5 @@
-// How fast is the dashboard in a browser on the 10M-entry workspace (issue 29)? Goals: the
-// first view drawn within 1 s of the click on "Sign in", a range change redrawn within 300 ms.
+// How fast is the dashboard in a browser on the 10M-entry workspace (issues 29, 39)? Goals: the
+// first view drawn within 1 s of the click on "Sign in", a range change redrawn in p50 < 200 ms and p95 < 300 ms.
 // Served as `npm start` serves (a SyncService following the store, the dashboard built from
 // web/), driven by playwright-core in the tests' Chromium (test/support/browser.ts: the npm
 // package @sparticuz/chromium, or CHROMIUM_PATH). Each time is taken in the page, by
@@ -166,12 +166,14 @@ try {
     {
       name: 'range change (change of #range to view redrawn)',
       goal: 300,
+      goalP50: 200,
       runs: rangeChange,
       ms: (r: Run) => r.drawn,
     },
     {
       name: 'range change (change of #range to margin line)',
       goal: 300,
+      goalP50: 200,
       runs: rangeChange,
       ms: (r: Run) => r.line!,
     },
@@ -186,7 +188,8 @@ try {
   for (const c of cases) {
     const cold = c.runs.slice(0, coldRuns).map(c.ms);
     const s = stats(c.runs.slice(coldRuns).map(c.ms));
-    const met = s.p95 < c.goal;
+    const goalP50 = 'goalP50' in c ? c.goalP50 : undefined;
+    const met = s.p95 < c.goal && (goalP50 === undefined || s.p50 < goalP50);
     if (!met) missed.push(c);
     console.log(
       `${c.name.padEnd(50)} ${cold
@@ -194,7 +197,7 @@ try {
         .join(', ')
         .padStart(
           16,
-        )} ${`${s.p50.toFixed(1)} / ${s.p95.toFixed(1)} / ${s.max.toFixed(1)}`.padStart(26)}  p95 < ${c.goal} ${met ? 'met' : 'NOT met'}`,
+        )} ${`${s.p50.toFixed(1)} / ${s.p95.toFixed(1)} / ${s.max.toFixed(1)}`.padStart(26)}  ${goalP50 === undefined ? '' : `p50 < ${goalP50}, `}p95 < ${c.goal} ${met ? 'met' : 'NOT met'}`,
     );
   }
   console.log('range change by preset, p50 ms: view redrawn / margin line');
@@ -308,21 +311,23 @@ async function reportsAlone(
   changes: Run[],
 ): Promise<Map<string, number[]>> {
   const page: number[] = [];
-  const month: number[] = [];
+  const series: number[] = [];
   for (const run of changes)
     for (const r of run.requests) {
-      if (!r.name.startsWith('/team-payouts/profitability?from=')) continue;
+      const isPage = r.name.startsWith('/team-payouts/profitability?from=');
+      const isSeries = r.name.startsWith('/team-payouts/profitability/series?');
+      if (!isPage && !isSeries) continue;
       const started = performance.now();
       const res = await fetch(`${base}/api/v1${r.name}`, {
         headers: { authorization: `Bearer ${token}` },
       });
       await res.text();
       if (!res.ok) throw new Error(`GET ${r.name}: ${res.status}`);
-      (r.name.includes('page=') ? page : month).push(performance.now() - started);
+      (isPage ? page : series).push(performance.now() - started);
     }
   return new Map([
-    ['report of the range, a page of 25 members', page],
-    ["a month's report for the margin line (perPage=1)", month],
+    ["the range's page of 25 members, without projects", page],
+    ["the range's margin series per month", series],
   ]);
 }
 

@@ -132,5 +132,27 @@ export function reportCases(picked: { userId: string; projectId: string; clientI
       `&projectId=${picked.projectId}`,
     ),
     profitability('year to date, page 2', '2026-01-01', '2026-11-15', '&page=2'),
+    // What the dashboard asks for (docs/api.md, "Profitability: the page, a drill-down, a
+    // series"): the page without projects, a member's drill-down, the margin series.
+    profitability('year to date, projects=none', '2026-01-01', '2026-11-15', '&projects=none'),
+    profitability('2025-11..2026-10, projects=none', '2025-11-01', '2026-10-31', '&projects=none'),
+    profitability(
+      'year to date, drill-down',
+      '2026-01-01',
+      '2026-11-15',
+      `&userId=${picked.userId}`,
+    ),
+    {
+      name: 'profitability series 2025-12..2026-11 by month',
+      url: '/team-payouts/profitability/series?from=2025-12-01&to=2026-11-30',
+      profitability: true,
+      entry: 'october',
+    },
+    {
+      name: 'profitability series 2026-08..11 by week',
+      url: '/team-payouts/profitability/series?from=2026-08-03&to=2026-11-29&interval=week',
+      profitability: true,
+      entry: 'october',
+    },
   ] satisfies ReportCase[];
 }

@@ -160,10 +160,14 @@ try {
   }
   const cpuAfter = cpuLoopMs();
 
-  // Issue 27's goals: on the 10M-entry workspace profitability p95 < 100 ms and the summary and
-  // unpaid time < 50, cold, warm and under writes alike (1, 2); on 2,000 entries every report
-  // < 15 (4); each write p50 < 50 and p95 < 150 (3).
-  const goal = timeEntries <= 2000 ? () => 15 : (c: ReportCase) => (c.profitability ? 100 : 50);
+  // Issue 39's goals, p95 in ms, warm / under writes: on the 10M-entry workspace every
+  // profitability range 100 / 150, the page without projects and a drill-down 30 / 30 (and the
+  // series, which the dashboard asks for beside the page), the summary and unpaid time 30 under
+  // writes; on 2,000 entries every report 10. Cold is printed, judged by the warm goal. Each
+  // write p50 < 50 and p95 < 150 (issue 27).
+  const lean = (c: ReportCase) => /projects=none|drill-down|series/.test(c.name);
+  const goal = (c: ReportCase): [warm: number, underWrites: number] =>
+    timeEntries <= 2000 ? [10, 10] : lean(c) || !c.profitability ? [30, 30] : [100, 150];
   const stats = (times: number[]) => {
     const sorted = [...times].sort((a, b) => a - b);
     return {
@@ -180,14 +184,14 @@ try {
     `${timeEntries.toLocaleString('en-US')} time entries; ms, p50 / p95 / max; cold ${coldRuns} and warm ${warmRuns} calls per case, under writes ${seconds} s`,
   );
   console.log(
-    `${'case'.padEnd(48)} ${'cold'.padStart(26)} ${'warm'.padStart(26)} ${'under writes'.padStart(26)} ${'n'.padStart(4)}  goal p95`,
+    `${'case'.padEnd(48)} ${'cold'.padStart(26)} ${'warm'.padStart(26)} ${'under writes'.padStart(26)} ${'n'.padStart(4)}  goal p95 warm / under writes`,
   );
   for (const c of cases) {
     const phases = [cold.get(c.name)!, warm.get(c.name)!, underWrites.get(c.name)!];
-    const limit = goal(c);
-    const met = phases.every((times) => stats(times).p95 < limit);
+    const [warmGoal, writesGoal] = goal(c);
+    const met = stats(phases[1]!).p95 < warmGoal && stats(phases[2]!).p95 < writesGoal;
     console.log(
-      `${c.name.padEnd(48)} ${phases.map(cell).join(' ')} ${String(phases[2]!.length).padStart(4)}  < ${limit} ${met ? 'met' : 'NOT met'}`,
+      `${c.name.padEnd(48)} ${phases.map(cell).join(' ')} ${String(phases[2]!.length).padStart(4)}  < ${warmGoal} / ${writesGoal} ${met ? 'met' : 'NOT met'}`,
     );
   }
   console.log(
