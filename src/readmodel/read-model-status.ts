@@ -37,6 +37,14 @@ export class ReadModelStatus {
     for (const listener of this.listeners) listener(changes);
   }
 
+  /**
+   * The read model is being loaded whole again (its slot was lost, say): it answers nothing
+   * until the load commits, since the load commits its slices one by one (docs/sync.md).
+   */
+  reloading(): void {
+    this.asOf = null;
+  }
+
   onChange(listener: (changes: ReadModelChanges) => void): void {
     this.listeners.push(listener);
   }

@@ -136,12 +136,11 @@ export async function fullSync(
     await duck.run('BEGIN TRANSACTION');
     duckOpen = true;
     const previous = await readSyncState(duck);
-    // A first load commits each slice as it is loaded: nobody reads a read model without a
-    // sync position, and a crash before the end leaves none, so the next start loads again.
-    // In one transaction the copy's commit needed more than the read model's 1 GB at 10M
-    // entries (21M rows). A reload of a read model that is answering keeps one transaction, so
-    // its readers see the old rows until the copy commits (docs/sync.md).
-    const stepwise = previous === undefined;
+    // A load commits each slice as it is loaded: in one transaction the copy's commit needed
+    // more than the read model's 1 GB at 10M entries (21M rows). The read model answers nothing
+    // meanwhile (ReadModelStatus.reloading, from the loader), and the sync position is gone
+    // from the first commit on, so a crash before the end loads again at the next start.
+    await duck.run('DELETE FROM sync_state');
     // Every row is replaced: the indexes are built again from the loaded rows at the end
     // (ReadModel.createIndexes), rather than kept up to date row by row.
     await dropIndexes(duck);
@@ -214,10 +213,8 @@ export async function fullSync(
             });
           rows += Number(result.rowsChanged);
           faultPoint('initial-load:mid-apply');
-          if (stepwise) {
-            await duck.run('COMMIT');
-            await duck.run('BEGIN TRANSACTION');
-          }
+          await duck.run('COMMIT');
+          await duck.run('BEGIN TRANSACTION');
         }
         await rm(file);
         options.onProgress?.({

@@ -56,6 +56,7 @@ export async function prepareForChangeLog(run: SyncRun): Promise<Loaded<Lsn | un
   let position: Lsn | undefined;
   if (!usable) {
     position = await storeLsn(run.pool);
+    run.status.reloading();
     logLoad(
       run,
       await fullSync(run.pool, run.readModel, run.derived, {
@@ -78,6 +79,7 @@ async function loadWithNewSlot(run: SyncRun, previousSlot: string | null): Promi
   const name = newSlotName();
   await run.duck.run('INSERT INTO sync_pending_slots VALUES ($name)', { name });
   const slot = await createSlotWithSnapshot(run.url, name);
+  run.status.reloading();
   try {
     logLoad(
       run,

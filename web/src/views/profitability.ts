@@ -95,7 +95,10 @@ let knownMonth: { token: string | null; from: string } | undefined;
 
 /** The workspace's current month, from the API's default range (its time zone's month). */
 async function askCurrentMonth(context: ViewContext): Promise<string> {
-  const answer = await get<Profitability>('/team-payouts/profitability', { perPage: 1 });
+  const answer = await get<Profitability>('/team-payouts/profitability', {
+    perPage: 1,
+    projects: 'none',
+  });
   context.seen(answer.dataAsOf);
   knownMonth = { token: session.token(), from: answer.data.from };
   return answer.data.from;
