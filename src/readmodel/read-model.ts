@@ -20,6 +20,13 @@ export interface ReadModel {
    * it keeps one up to date row by row (docs/sync.md, "Lookups by id").
    */
   createIndexes(connection: DuckDBConnection): Promise<void>;
+  /**
+   * Makes the read model anew, empty, as a file of another version is made: every table and
+   * view dropped and created again, with the indexes, macros and views. A reload starts here:
+   * deleting the rows of a 10M-entry read model before loading it again ran out of its memory,
+   * where dropping the tables frees them whole.
+   */
+  makeAnew(connection: DuckDBConnection): Promise<void>;
   /** A connection for one reader or writer; DuckDB gives each its own MVCC snapshot per transaction. */
   connect(): Promise<DuckDBConnection>;
   close(): void;
@@ -67,16 +74,16 @@ export async function openReadModel(
     preserve_insertion_order: 'false',
     checkpoint_threshold: '256MB',
   });
-  const connection = await instance.connect();
-  try {
-    await ensureTables(connection, await tablesSql());
+  const definitions = await readDefinitions(
+    sqlDirs,
+    parts.flatMap((part) => part.generatedSql?.views ?? []),
+  );
+  const tables = await tablesSql();
+  const install = async (connection: DuckDBConnection, anew: boolean) => {
+    await ensureTables(connection, tables, anew);
     await createIndexes(connection);
     // The macros, views and currencies stay in the file: made again only when they changed
     // (docs/sync.md, "Start-up").
-    const definitions = await readDefinitions(
-      sqlDirs,
-      parts.flatMap((part) => part.generatedSql?.views ?? []),
-    );
     const made = await holdsDefinitions(connection, definitions.version);
     if (!made) await connection.run(definitions.macros);
     for (const part of parts) await part.install?.(connection);
@@ -85,6 +92,10 @@ export async function openReadModel(
       await seedCurrencies(connection);
       await recordDefinitions(connection, definitions.version);
     }
+  };
+  const connection = await instance.connect();
+  try {
+    await install(connection, false);
   } finally {
     connection.closeSync();
   }
@@ -92,6 +103,7 @@ export async function openReadModel(
     instance,
     gate: new ReadGate(),
     createIndexes,
+    makeAnew: async (connection) => install(connection, true),
     connect: () => instance.connect(),
     close: () => instance.closeSync(),
   };
@@ -111,7 +123,11 @@ export async function dropIndexes(connection: DuckDBConnection): Promise<void> {
  * part's), a file made by an older version is dropped and made anew (the next sync loads it),
  * rather than migrated. `tablesSql`: the copied tables' SQL first, then each part's.
  */
-async function ensureTables(connection: DuckDBConnection, tablesSql: string[]): Promise<void> {
+async function ensureTables(
+  connection: DuckDBConnection,
+  tablesSql: string[],
+  anew = false,
+): Promise<void> {
   const hash = createHash('sha256');
   for (const text of tablesSql) hash.update(text).update('\0');
   const version = hash.digest('hex');
@@ -121,7 +137,7 @@ async function ensureTables(connection: DuckDBConnection, tablesSql: string[]): 
   const current = (
     await connection.runAndReadAll('SELECT tables_sha256 FROM read_model_meta')
   ).getRows()[0]?.[0];
-  if (current === version) return;
+  if (current === version && !anew) return;
   const tables = await connection.runAndReadAll(
     "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' AND table_type = 'BASE TABLE' AND table_name <> 'read_model_meta'",
   );

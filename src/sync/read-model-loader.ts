@@ -35,6 +35,7 @@ export async function prepareForReplication(run: SyncRun): Promise<Loaded<SyncSt
   if (state?.slotName && !usable) {
     run.log(`sync: slot ${state.slotName} is gone; rebuilding the read model`);
   }
+  if (!usable && state !== undefined) await emptyForReload(run);
   const from = usable ? state : await loadWithNewSlot(run, state?.slotName ?? null);
   readModelAsItStands(run, from);
   return { from, loaded: !usable };
@@ -55,6 +56,7 @@ export async function prepareForChangeLog(run: SyncRun): Promise<Loaded<Lsn | un
     state.sourceSystemId === (await sourceIdentity(run.pool));
   let position: Lsn | undefined;
   if (!usable) {
+    if (state !== undefined) await emptyForReload(run);
     position = await storeLsn(run.pool);
     run.status.reloading();
     logLoad(
@@ -66,6 +68,15 @@ export async function prepareForChangeLog(run: SyncRun): Promise<Loaded<Lsn | un
   }
   readModelAsItStands(run, (await readSyncState(run.duck))!);
   return { from: position, loaded: !usable };
+}
+
+/**
+ * A read model that held a load is made anew before it is loaded again: it answers nothing
+ * from here until the load commits (docs/sync.md, "A load commits in steps").
+ */
+async function emptyForReload(run: SyncRun): Promise<void> {
+  run.status.reloading();
+  await run.readModel.makeAnew(run.duck);
 }
 
 /** Readers learn the read model's age, and that anything in it may have changed. */
