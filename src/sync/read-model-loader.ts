@@ -35,7 +35,7 @@ export async function prepareForReplication(run: SyncRun): Promise<Loaded<SyncSt
   if (state?.slotName && !usable) {
     run.log(`sync: slot ${state.slotName} is gone; rebuilding the read model`);
   }
-  if (!usable && state !== undefined) await emptyForReload(run);
+  if (!usable) await emptyForLoad(run);
   const from = usable ? state : await loadWithNewSlot(run, state?.slotName ?? null);
   readModelAsItStands(run, from);
   return { from, loaded: !usable };
@@ -56,7 +56,7 @@ export async function prepareForChangeLog(run: SyncRun): Promise<Loaded<Lsn | un
     state.sourceSystemId === (await sourceIdentity(run.pool));
   let position: Lsn | undefined;
   if (!usable) {
-    if (state !== undefined) await emptyForReload(run);
+    await emptyForLoad(run);
     position = await storeLsn(run.pool);
     run.status.reloading();
     logLoad(
@@ -71,10 +71,12 @@ export async function prepareForChangeLog(run: SyncRun): Promise<Loaded<Lsn | un
 }
 
 /**
- * A read model that held a load is made anew before it is loaded again: it answers nothing
- * from here until the load commits (docs/sync.md, "A load commits in steps").
+ * A read model is made anew before it is loaded whole: one that held a load, or rows of a load
+ * that never finished, would otherwise have millions of rows deleted first (which ran out of
+ * the read model's memory at 10M entries). It answers nothing from here until the load
+ * commits (docs/sync.md, "A load commits in steps").
  */
-async function emptyForReload(run: SyncRun): Promise<void> {
+async function emptyForLoad(run: SyncRun): Promise<void> {
   run.status.reloading();
   await run.readModel.makeAnew(run.duck);
 }
