@@ -242,20 +242,21 @@ const unpaidTime: ExportReport = {
   partitionKey: { sql: 'r.work_date', type: 'DATE' },
 };
 
+/** The money metrics of a profitability row: the API's field, and its column in the exports. */
+const MONEY_METRICS = [
+  ['billedNet', 'billed_net'],
+  ['collectedNet', 'collected_net'],
+  ['compensationCost', 'compensation_cost'],
+  ['approvedCost', 'approved_cost'],
+  ['estimatedCost', 'estimated_cost'],
+  ['paid', 'paid'],
+  ['pending', 'pending'],
+  ['margin', 'margin'],
+] as const satisfies readonly (readonly [keyof ReportRow, string])[];
+
 /** The metrics columns of a profitability row, in the base currency. */
 const metricColumns: ExportColumn[] = [
-  ...(
-    [
-      ['billedNet', 'billed_net'],
-      ['collectedNet', 'collected_net'],
-      ['compensationCost', 'compensation_cost'],
-      ['approvedCost', 'approved_cost'],
-      ['estimatedCost', 'estimated_cost'],
-      ['paid', 'paid'],
-      ['pending', 'pending'],
-      ['margin', 'margin'],
-    ] as const
-  ).map(([name, field]) =>
+  ...MONEY_METRICS.map(([name, field]) =>
     // The API's figure, the decimal text of the amount at the base currency's scale.
     col(name, `CAST(x.${field} AS DECIMAL(38, 4))`, 'money', 'b.base_currency'),
   ),
@@ -282,25 +283,12 @@ function profitabilityParams(p: ExportParams): ProfitabilityParams {
  */
 const PROFITABILITY_ROWS = 'profitability_export_rows';
 
-const METRIC_FIELDS = [
-  'billedNet',
-  'collectedNet',
-  'compensationCost',
-  'approvedCost',
-  'estimatedCost',
-  'paid',
-  'pending',
-  'margin',
-] as const satisfies readonly (keyof ReportRow)[];
-
 async function writeProfitabilityRows(connection: DuckDBConnection, p: ExportParams) {
   const report = await readReport(connection, profitabilityParams(p));
   await connection.run(`CREATE OR REPLACE TEMP TABLE ${PROFITABILITY_ROWS} (
     part VARCHAR NOT NULL, position BIGINT NOT NULL, member_position BIGINT NOT NULL,
     user_id UUID, payee_id UUID, name VARCHAR, project_id UUID, project_name VARCHAR,
-    billed_net VARCHAR, collected_net VARCHAR, compensation_cost VARCHAR, approved_cost VARCHAR,
-    estimated_cost VARCHAR, paid VARCHAR, pending VARCHAR, margin VARCHAR,
-    margin_percent VARCHAR, client_unbilled_seconds BIGINT, missing_fx BOOLEAN,
+    ${MONEY_METRICS.map(([, field]) => `${field} VARCHAR`).join(', ')}, margin_percent VARCHAR, client_unbilled_seconds BIGINT, missing_fx BOOLEAN,
     missing_pay_rate BOOLEAN, missing_metrics VARCHAR[])`);
   const appender = await connection.createAppender(PROFITABILITY_ROWS, 'main', 'temp');
   const text = (value: string | null) =>
@@ -313,7 +301,7 @@ async function writeProfitabilityRows(connection: DuckDBConnection, p: ExportPar
     text(row.name);
     text(row.projectId);
     text(row.projectName);
-    for (const field of METRIC_FIELDS) appender.appendVarchar(row[field]);
+    for (const [name] of MONEY_METRICS) appender.appendVarchar(row[name]);
     text(row.marginPercent);
     appender.appendBigInt(BigInt(row.clientUnbilledSeconds));
     appender.appendBoolean(row.missingFx);

@@ -35,8 +35,10 @@ export const MISSING = PRIMARY.map((p) => `${p.name}_missing_e4` as const);
 export const FACT_AMOUNTS = [...NATIVE, ...CONVERTED] as const;
 export type FactAmount = (typeof FACT_AMOUNTS)[number];
 
+/** The fifteen money sums of a rollup row: native, converted, missing. */
+const AMOUNT_SUMS = [...NATIVE, ...CONVERTED, ...MISSING] as const;
 /** The sixteen BIGINT sums of a rollup row, in the table's order (and e4_sum_parts' arguments). */
-export const ROLLUP_SUMS = [...NATIVE, ...CONVERTED, ...MISSING, 'unbilled_seconds'] as const;
+export const ROLLUP_SUMS = [...AMOUNT_SUMS, 'unbilled_seconds'] as const;
 export type RollupSum = (typeof ROLLUP_SUMS)[number];
 
 /**
@@ -165,7 +167,7 @@ export function rollupTablesSql(): string {
   return ROLLUP_DECLARATIONS.map((r) => {
     const columns = [
       ...r.keyColumns.map((c) => `${c} ${COLUMN_TYPES[c]}`),
-      ...ROLLUP_SUMS.filter((s) => s !== 'unbilled_seconds').map((s) => `${s} BIGINT`),
+      ...AMOUNT_SUMS.map((s) => `${s} BIGINT`),
       'missing_pay_rate BOOLEAN NOT NULL',
       'unbilled_seconds BIGINT NOT NULL',
       `counts ${countsType()}`,
@@ -194,7 +196,7 @@ function sumsOfFacts(): string[] {
 /** The sums of a group of rollup rows `f` (a sum of sums: a missing sum stays NULL). */
 function sumsOfRollupRows(): string[] {
   return [
-    ...ROLLUP_SUMS.filter((s) => s !== 'unbilled_seconds').map((c) => `sum(f.${c}) AS ${c}`),
+    ...AMOUNT_SUMS.map((c) => `sum(f.${c}) AS ${c}`),
     'bool_or(f.missing_pay_rate) AS missing_pay_rate',
     'sum(f.unbilled_seconds) AS unbilled_seconds',
     `{${[...COUNT_FIELDS].map((c) => `'${c}': CAST(sum(f.counts.${c}) AS BIGINT)`).join(', ')}} AS counts`,
@@ -295,14 +297,10 @@ export function rollupViews(): { file: string; sql: string }[] {
  * DuckDB exact) and missing_pay_rate, in the order of SUMMED.
  */
 export const REPORT_SUMS = [
-  ...ROLLUP_SUMS.filter((s) => s !== 'unbilled_seconds').map((c) => `CAST(sum(${c}) AS VARCHAR)`),
+  ...AMOUNT_SUMS.map((c) => `CAST(sum(${c}) AS VARCHAR)`),
   'bool_or(missing_pay_rate)',
   'CAST(sum(unbilled_seconds) AS VARCHAR)',
 ].join(', ');
 
 /** The columns of REPORT_SUMS, in order: the fifteen amounts, missing_pay_rate, unbilled_seconds. */
-export const SUMMED = [
-  ...ROLLUP_SUMS.filter((s) => s !== 'unbilled_seconds'),
-  'missing_pay_rate',
-  'unbilled_seconds',
-] as const;
+export const SUMMED = [...AMOUNT_SUMS, 'missing_pay_rate', 'unbilled_seconds'] as const;
