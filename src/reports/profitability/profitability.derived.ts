@@ -15,6 +15,7 @@ import {
   type StaleKeys,
   type StaleKeysRules,
 } from '../../readmodel/stale-keys.ts';
+import { entryMonthRuns } from '../../readmodel/entry-month-runs.ts';
 import { SqlParams } from '../../readmodel/sql-params.ts';
 import { refreshFactsInProcess } from './fact-refresh.ts';
 import { rollupTablesSql, rollupViews } from './metrics.ts';
@@ -39,11 +40,13 @@ export const PROFITABILITY_TABLES = [
 ] as const;
 
 /**
- * Entries priced per statement when the facts are built whole: each statement also reads every
- * bill and invoice line once (measured on the 10M-entry workspace: 2.6 s a statement, plus 4.4 s
- * per million entries), so fewer, larger runs; DuckDB spills past its memory limit.
+ * Entries priced per statement when the facts are built whole. Each statement also reads every
+ * bill and invoice line once to find the run's, which favours larger runs; but its joins and
+ * windows grow past the CPU's caches and then past the read model's memory limit, which favours
+ * smaller ones. Measured on the 10M-entry workspace (rebuilding the profitability tables): runs
+ * of 300k entries 38.7 s, 600k 38.4 s, 1.2M 42.2 s, 3M 59.6 s (docs/summaries.md).
  */
-const FACT_ENTRIES_PER_RUN = 3_000_000;
+const FACT_ENTRIES_PER_RUN = 600_000;
 
 /**
  * Builds the profitability tables from scratch, inside the caller's open transaction (the first
@@ -53,47 +56,29 @@ const FACT_ENTRIES_PER_RUN = 3_000_000;
  * million entries against millions of bill and invoice lines would outgrow the read model's
  * memory limit.
  */
-export async function rebuildProfitabilityTables(duck: DuckDBConnection): Promise<void> {
+export async function rebuildProfitabilityTables(
+  duck: DuckDBConnection,
+  entriesPerRun = FACT_ENTRIES_PER_RUN,
+): Promise<void> {
   for (const table of PROFITABILITY_TABLES) await duck.run(`DELETE FROM ${table}`);
   await duck.run('INSERT INTO invoice_unallocated_nets FROM invoice_unallocated_nets_for(true)');
-  // Priced facts a run of consecutive months at a time, up to FACT_ENTRIES_PER_RUN entries (a
-  // few months of a large workspace, a small workspace whole), in entry-date order: each run is
+  // Priced facts a run of consecutive months at a time, up to FACT_ENTRIES_PER_RUN entries (about
+  // a month of the 10M-entry workspace, a small workspace whole), in entry-date order: each run is
   // appended after the one before, so the table ends up in date order and a report's range of
   // days reads a few row groups. The month rollup is built once, whole, from them.
-  const months = (
-    await duck.runAndReadAll(
-      `SELECT CAST(workspace_id AS VARCHAR), CAST(entry_month(entry_date) AS VARCHAR) AS month,
-         count(*) AS entries
-       FROM time_entries GROUP BY ALL ORDER BY 1, 2`,
-    )
-  ).getRows() as [string, string, bigint][];
-  let run: { workspace: string; months: string[]; entries: number } | null = null;
-  const flush = async () => {
-    if (!run) return;
+  for (const run of await entryMonthRuns(duck, entriesPerRun, true)) {
     // The run's months are consecutive among the months with entries: their range of days
     // holds the run's entries only.
     const params = new SqlParams();
     const ws = params.bind(run.workspace, 'UUID');
-    const from = params.bind(run.months[0]!, 'DATE');
-    const to = params.bind(run.months[run.months.length - 1]!, 'DATE');
+    const from = params.bind(run.from, 'DATE');
+    const to = params.bind(run.to, 'DATE');
     await priceEntries(
       duck,
-      `workspace_id = ${ws} AND entry_date BETWEEN ${from} AND last_day(${to})`,
+      `workspace_id = ${ws} AND entry_date BETWEEN ${from} AND ${to}`,
       params.values,
     );
-    run = null;
-  };
-  for (const [workspace, month, entries] of months) {
-    if (
-      run &&
-      (run.workspace !== workspace || run.entries + Number(entries) > FACT_ENTRIES_PER_RUN)
-    )
-      await flush();
-    run ??= { workspace, months: [], entries: 0 };
-    run.months.push(month);
-    run.entries += Number(entries);
   }
-  await flush();
   await duck.run(
     `INSERT INTO profitability_month_facts BY NAME
      SELECT * FROM profitability_month_facts_for(true, NULL, NULL)
@@ -267,7 +252,7 @@ export function profitabilityPart(options: ProfitabilityOptions = {}): DerivedTa
     sources,
     sqlDir: path.join(import.meta.dirname, 'sql'),
     generatedSql: { tables: rollupTablesSql(), views: rollupViews() },
-    rebuild: rebuildProfitabilityTables,
+    rebuild: (duck) => rebuildProfitabilityTables(duck),
     batch: () => new StaleKeysBatch(keys),
   };
 }

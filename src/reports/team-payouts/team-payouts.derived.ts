@@ -15,6 +15,8 @@ import {
   type StaleKeys,
   type StaleKeysRules,
 } from '../../readmodel/stale-keys.ts';
+import { entryMonthRuns } from '../../readmodel/entry-month-runs.ts';
+import { SqlParams } from '../../readmodel/sql-params.ts';
 import { refreshPayableInProcess } from './payable-refresh.ts';
 
 /**
@@ -30,30 +32,32 @@ export const TEAM_PAYOUT_TABLES = [
   'summary_dirty_payees',
 ] as const;
 
-/** Entries refreshed per statement when payee_entry_pay is built whole (bounds its memory). */
-const ENTRIES_PER_SLICE = 1_000_000;
+/**
+ * Entries per statement when payee_entry_pay is built whole, a run of months at a time (bounds
+ * the memory of its joins). Each statement also reads every bill line once, which favours fewer
+ * runs (docs/summaries.md, "The first build").
+ */
+const ENTRIES_PER_RUN = 2_000_000;
 
 /**
  * Builds the team-payout tables from scratch, inside the caller's open transaction (the first
- * load's, or a truncate's), so they are equal to the rows they are loaded with. Entries go
- * through the same refresh as a sync batch's, a slice at a time (by hash): in one statement,
- * ten million entries would outgrow the read model's memory limit.
+ * load's, or a truncate's), so they are equal to the rows they are loaded with. payee_entry_pay
+ * is filled a run of months at a time (entryMonthRuns) by the macro a sync batch refreshes it
+ * with: in one statement, ten million entries would outgrow the read model's memory limit.
  */
-export async function rebuildTeamPayoutTables(duck: DuckDBConnection): Promise<void> {
+export async function rebuildTeamPayoutTables(
+  duck: DuckDBConnection,
+  entriesPerRun = ENTRIES_PER_RUN,
+): Promise<void> {
   for (const table of TEAM_PAYOUT_TABLES) await duck.run(`DELETE FROM ${table}`);
   await duck.run('INSERT INTO team_bill_figures FROM team_bill_figures_for(true)');
-  const count = (await duck.runAndReadAll('SELECT count(*) FROM time_entries')).getRows()[0]![0];
-  const slices = Math.max(1, Math.ceil(Number(count) / ENTRIES_PER_SLICE));
-  for (let slice = 0; slice < slices; slice++) {
-    await duck.run(
-      `INSERT INTO summary_dirty_entries
-       SELECT id FROM time_entries WHERE hash(id) % ${slices} = ${slice}`,
-    );
-    await refreshEntries(duck);
-    await duck.run('DELETE FROM summary_dirty_entries');
+  for (const run of await entryMonthRuns(duck, entriesPerRun, false)) {
+    const params = new SqlParams();
+    const days = `${params.bind(run.from, 'DATE')}, ${params.bind(run.to, 'DATE')}`;
+    const insert = `INSERT INTO payee_entry_pay
+      SELECT * FROM payee_entry_rates_for(true, ${days}) WHERE is_payable`;
+    await duck.run(insert, params.valuesIn(insert));
   }
-  // Every payee was touched by some slice: its totals are built once, whole.
-  await duck.run('DELETE FROM summary_dirty_payees');
   await duck.run('INSERT INTO payee_unpaid_totals FROM payee_unpaid_totals_for(true)');
 }
 
@@ -167,7 +171,7 @@ export function teamPayoutPart(options: TeamPayoutOptions = {}): DerivedTables {
     tables: TEAM_PAYOUT_TABLES,
     sources,
     sqlDir: path.join(import.meta.dirname, 'sql'),
-    rebuild: rebuildTeamPayoutTables,
+    rebuild: (duck) => rebuildTeamPayoutTables(duck),
     batch: () => new StaleKeysBatch(keys),
   };
 }

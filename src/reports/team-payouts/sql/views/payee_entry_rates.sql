@@ -15,8 +15,10 @@
 --
 -- For every entry (all_entries), or only for the entries in summary_dirty_entries: the sync
 -- keeps the table payee_entry_pay equal to the payable rows of the first by refreshing the
--- second (src/reports/team-payouts/team-payouts.derived.ts).
-CREATE OR REPLACE MACRO payee_entry_rates_for(all_entries) AS TABLE
+-- second (src/reports/team-payouts/team-payouts.derived.ts). first_day and last_day, when
+-- given, keep only the entries of those days (the first build, a range of months at a time:
+-- time_entries lies in about date order, so the range reads few of its row groups).
+CREATE OR REPLACE MACRO payee_entry_rates_for(all_entries, first_day := NULL, last_day := NULL) AS TABLE
 WITH payee_entries AS (
   SELECT
     e.workspace_id,
@@ -37,6 +39,7 @@ WITH payee_entries AS (
   JOIN payees p ON p.workspace_id = e.workspace_id AND p.user_id = e.user_id
   WHERE e.deleted_at IS NULL AND p.deleted_at IS NULL
     AND (all_entries OR e.id IN (SELECT time_entry_id FROM summary_dirty_entries))
+    AND (first_day IS NULL OR e.entry_date BETWEEN first_day AND last_day)
 ),
 live_rates AS (
   SELECT workspace_id, payee_id, id, effective_from, hourly_rate, currency
@@ -50,6 +53,8 @@ entries_on_approved_bills AS (
   JOIN team_bills b ON b.workspace_id = l.workspace_id AND b.id = l.bill_id
   WHERE b.status = 'APPROVED' AND b.deleted_at IS NULL AND l.time_entry_id IS NOT NULL
     AND (all_entries OR l.time_entry_id IN (SELECT time_entry_id FROM summary_dirty_entries))
+    AND (first_day IS NULL OR l.time_entry_id IN (
+      SELECT id FROM time_entries WHERE entry_date BETWEEN first_day AND last_day))
 ),
 flagged AS (
   SELECT
