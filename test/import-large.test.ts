@@ -121,6 +121,7 @@ describe('large snapshot import', () => {
     const keys = await constraints();
     const result = await importSnapshot(h.pool, readSnapshot(file));
     expect(result.rows.time_entries).toBe(12_000);
+    expect(result.loadedStraight).toEqual(['time_entries']);
     expect(await constraints()).toEqual(keys);
     expect(keys).toContainEqual(
       expect.stringMatching(/^time_entries time_entries_pkey PRIMARY KEY/),
@@ -142,6 +143,7 @@ describe('large snapshot import', () => {
       readSnapshot(await generated('smaller', 11_000, 4)),
     );
     expect(result.rows.time_entries).toBe(11_000);
+    expect(result.loadedStraight).toEqual([]);
     expect(await countOf('time_entries')).toBe(23_000);
     expect(await indexes()).toEqual(before);
   });
@@ -154,5 +156,48 @@ describe('large snapshot import', () => {
     expect(result.replaced).toBe(true);
     expect(await countOf('time_entries')).toBe(23_000);
     expect(await constraints()).toEqual(keys);
+  });
+
+  it('replaces a workspace with a larger one, its rows loaded straight into the emptied tables', async () => {
+    // The same seed, the same workspace id, more entries than the store's time_entries hold:
+    // the old workspace is deleted before the first straight COPY, and every other workspace's
+    // rows stay.
+    const file = await generated('larger', 40_000, 3);
+    const { rows: others } = await h.pool.query<{ n: string }>(
+      `SELECT count(*) AS n FROM time_entries
+       WHERE workspace_id <> (SELECT workspace_id FROM time_entries GROUP BY 1 ORDER BY count(*) DESC LIMIT 1)`,
+    );
+    const keys = await constraints();
+    const before = await indexes();
+    const result = await importSnapshot(h.pool, readSnapshot(file), { replace: true });
+    expect(result.replaced).toBe(true);
+    expect(result.rows.time_entries).toBe(40_000);
+    expect(result.loadedStraight).toContain('time_entries');
+    expect(await countOf('time_entries')).toBe(40_000 + Number(others[0]!.n));
+    expect(await constraints()).toEqual(keys);
+    expect(definitions(await indexes())).toEqual(definitions(before));
+    // Each entry as the file has it.
+    const entries = (await readFile(file, 'utf8'))
+      .split('\n')
+      .filter((l) => l.startsWith('{"type":"timeEntry"'))
+      .map((l) => JSON.parse(l) as { id: string; durationSeconds: number | null; note: string });
+    const { rows } = await h.pool.query<{
+      id: string;
+      duration_seconds: number | null;
+      note: string;
+    }>('SELECT id, duration_seconds, note FROM time_entries WHERE workspace_id = $1', [
+      result.workspaceId,
+    ]);
+    const stored = new Map(rows.map((r) => [r.id, r]));
+    expect(stored.size).toBe(entries.length);
+    for (const entry of entries) {
+      const row = stored.get(entry.id);
+      expect(row, entry.id).toBeDefined();
+      expect(row!.duration_seconds).toBe(entry.durationSeconds);
+      expect(row!.note).toBe(entry.note);
+    }
+    // The connection that imported serves the next import: no view of it is left behind.
+    const again = await importSnapshot(h.pool, readSnapshot(file), { replace: true });
+    expect(again.rows.time_entries).toBe(40_000);
   });
 });

@@ -31,7 +31,9 @@ describe('staging', () => {
   it('sends every row of tables that fill up together, none twice', async () => {
     await client.query('BEGIN');
     try {
-      const staging = await Staging.create(client as pg.PoolClient, STAGED_COLUMNS, 2048);
+      const staging = await Staging.create(client as pg.PoolClient, STAGED_COLUMNS, {
+        chunkBytes: 2048,
+      });
       const reject = (message: string) => {
         throw new Error(message);
       };

@@ -73,7 +73,7 @@ function buildProgram(): Command {
           `${result.replaced ? 'Replaced' : 'Imported'} workspace ${result.workspaceId}: ${total.toLocaleString('en-US')} rows in ${seconds(Date.now() - started)}`,
         );
         info(
-          `  load ${seconds(phases.load)} (waiting for COPY ${seconds(phases.loadWaitingForCopy)}), checks ${seconds(phases.checks)}, insert ${seconds(phases.insert)}, indexes ${seconds(phases.indexes)}, commit ${seconds(phases.commit)}`,
+          `  load ${seconds(phases.load)} (waiting for COPY ${seconds(phases.loadWaitingForCopy)}), checks ${seconds(phases.checks)}, insert ${seconds(phases.insert)}, indexes ${seconds(phases.indexes)}, commit ${seconds(phases.commit)}${result.loadedStraight.length > 0 ? `; loaded straight: ${result.loadedStraight.join(', ')}` : ''}`,
         );
       });
     });

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { deleteWorkspace } from '../store/delete-workspace.ts';
 import { skipForeignKeyTriggers } from '../store/foreign-key-triggers.ts';
 import type { WorkspaceRecord } from './records.ts';
-import type { Staging } from './staging.ts';
+import type { Staging, StraightPolicy } from './staging.ts';
 import { TABLES, type TableName } from './tables.ts';
 
 /**
@@ -10,6 +10,95 @@ import { TABLES, type TableName } from './tables.ts';
  * table's exclusive lock, which a small import should never need.
  */
 const REBUILD_INDEXES_FROM_ROWS = 10_000;
+
+/**
+ * The tables an import loads straight into, past their staging (docs/import.md, "Loading
+ * straight into the large tables"): each table's indexes dropped, and the statements that make
+ * them again; whether the replaced workspace was deleted already.
+ */
+export interface StraightLoads {
+  /** By table: the statements that make its dropped indexes again (dropIndexes). */
+  readonly rebuild: Map<string, string[]>;
+  workspaceDeleted: boolean;
+}
+
+/** The rows `table` holds, as PostgreSQL estimates them (its statistics). */
+async function estimatedRows(client: pg.PoolClient, table: string): Promise<number> {
+  const { rows } = await client.query<{ n: number }>(
+    'SELECT greatest(reltuples, 0)::float8 AS n FROM pg_class WHERE oid = $1::regclass',
+    [table],
+  );
+  return rows[0]?.n ?? 0;
+}
+
+/**
+ * Whether a load of `rows` into a table holding `held` rebuilds the table's indexes rather
+ * than insert into them (docs/import.md, "Inserting into indexes").
+ */
+const rebuildsIndexes = (rows: number, held: number) =>
+  rows >= REBUILD_INDEXES_FROM_ROWS && rows > held;
+
+/**
+ * The StraightPolicy of an import (staging.ts): a table goes straight into the real table
+ * once it has brought more rows than the table holds (counted when it passes
+ * REBUILD_INDEXES_FROM_ROWS: exactly, since the statistics' estimate is not transactional and
+ * an ANALYZE inside an import rolled back leaves its rows counted there), by loadStraight.
+ */
+export function straightPolicy(
+  client: pg.PoolClient,
+  workspace: WorkspaceRecord,
+  exists: boolean,
+  loads: StraightLoads,
+): StraightPolicy {
+  const held = new Map<string, number>();
+  return {
+    fromRows: REBUILD_INDEXES_FROM_ROWS,
+    switchTo: async (table, rows) => {
+      if (!held.has(table)) {
+        const { rows: counted } = await client.query<{ n: string }>(
+          `SELECT count(*) AS n FROM ${table}`,
+        );
+        held.set(table, Number(counted[0]!.n));
+      }
+      const holds = held.get(table)!;
+      if (!rebuildsIndexes(rows, holds)) return holds;
+      return (await loadStraight(client, workspace, exists, table, loads)) ? true : Infinity;
+    },
+  };
+}
+
+/**
+ * Makes `table` take the rest of the load straight from COPY, once its staged rows show it
+ * large: the replaced workspace's rows deleted (once, before the first such table), the table's
+ * indexes dropped (to be built again after the checks), the rows staged so far moved in, and
+ * `stage_<table>` made a view of the workspace's rows, so that the checks read them where they
+ * read every table's. False, with nothing changed, where the foreign-key triggers cannot be
+ * turned off (a server where the store's user is no superuser): rows of tables still in
+ * staging would fail them.
+ */
+async function loadStraight(
+  client: pg.PoolClient,
+  workspace: WorkspaceRecord,
+  exists: boolean,
+  table: string,
+  loads: StraightLoads,
+): Promise<boolean> {
+  if (!(await skipForeignKeyTriggers(client))) return false;
+  if (exists && !loads.workspaceDeleted) {
+    // With its indexes in place; it turns the triggers back on.
+    await deleteWorkspace(client, workspace.id);
+    loads.workspaceDeleted = true;
+    await skipForeignKeyTriggers(client);
+  }
+  loads.rebuild.set(table, await dropIndexes(client, table));
+  await client.query(`INSERT INTO ${table} SELECT * FROM stage_${table}`);
+  await client.query(`DROP TABLE stage_${table}`);
+  // The id is a uuid the workspace's schema checked: it cannot end the quotes.
+  await client.query(
+    `CREATE TEMP VIEW stage_${table} AS SELECT * FROM ${table} WHERE workspace_id = '${workspace.id}'`,
+  );
+  return true;
+}
 
 /**
  * Writes the checked, staged snapshot into the real tables, `tables` in an order where each
@@ -23,8 +112,9 @@ export async function insertStaged(
   exists: boolean,
   tables: readonly string[],
   phase: (name: 'insert' | 'indexes') => void,
+  straight: StraightLoads,
 ): Promise<Record<string, number>> {
-  if (exists) await deleteWorkspace(client, workspace.id);
+  if (exists && !straight.workspaceDeleted) await deleteWorkspace(client, workspace.id);
   await client.query(
     `INSERT INTO workspaces (id, name, plan, base_currency, timezone, created_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, coalesce($6::timestamptz, now()), coalesce($7::timestamptz, $6::timestamptz, now()))`,
@@ -48,6 +138,13 @@ export async function insertStaged(
   for (const table of tables) {
     const staged = staging.rows(table);
     if (staged === 0) continue;
+    const loaded = straight.rebuild.get(table);
+    if (loaded) {
+      rows[table] = staged;
+      for (const statement of loaded) await client.query(statement);
+      phase('indexes');
+      continue;
+    }
     const rebuild = await dropIndexesForLargeLoad(client, table, staged);
     // Into standing unique indexes, rows in key order grow each index at one end; into a
     // table whose indexes are rebuilt after, order does not matter.
@@ -67,11 +164,8 @@ export async function insertStaged(
 /**
  * Inserting millions of rows into a table's indexes costs several times building them
  * afresh (docs/import.md). When a load brings more rows to a table than it holds, every
- * index of the table is dropped before the insert: its keys (primary and unique
- * constraints, with the references of other tables that depend on them) and its other
- * indexes. Returned are the statements that make them again, from their own definitions,
- * in an order that works: keys, other indexes, then the references (validated against the
- * rows the referencing tables hold at that point). Undefined when the table keeps them.
+ * index of the table is dropped before the insert (dropIndexes). Undefined when the table
+ * keeps them.
  */
 async function dropIndexesForLargeLoad(
   client: pg.PoolClient,
@@ -79,11 +173,17 @@ async function dropIndexesForLargeLoad(
   rows: number,
 ): Promise<string[] | undefined> {
   if (rows < REBUILD_INDEXES_FROM_ROWS) return undefined;
-  const { rows: held } = await client.query<{ n: number }>(
-    'SELECT greatest(reltuples, 0)::float8 AS n FROM pg_class WHERE oid = $1::regclass',
-    [table],
-  );
-  if (rows <= (held[0]?.n ?? 0)) return undefined;
+  if (!rebuildsIndexes(rows, await estimatedRows(client, table))) return undefined;
+  return dropIndexes(client, table);
+}
+
+/**
+ * Drops every index of `table`: its keys (primary and unique constraints, with the references
+ * of other tables that depend on them) and its other indexes. Returned are the statements that
+ * make them again, from their own definitions, in an order that works: keys, other indexes,
+ * then the references (validated against the rows the referencing tables hold at that point).
+ */
+async function dropIndexes(client: pg.PoolClient, table: string): Promise<string[]> {
   const { rows: keys } = await client.query<{ name: string; definition: string }>(
     `SELECT quote_ident(conname) AS name, pg_get_constraintdef(oid) AS definition
      FROM pg_constraint WHERE conrelid = $1::regclass AND contype IN ('p', 'u') ORDER BY contype, conname`,

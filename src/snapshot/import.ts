@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { allCurrencyScales } from '../money/currencies.ts';
 import { trySetLocal } from '../store/foreign-key-triggers.ts';
 import { IMPORT_CHECKS, UNIQUENESS_CHECKS, type ImportCheck } from './import-checks.ts';
-import { insertStaged } from './import-insert.ts';
+import { insertStaged, straightPolicy, type StraightLoads } from './import-insert.ts';
 import { STAGED_COLUMNS, stageRecord, TOKENS } from './import-rows.ts';
 import { BinaryCopyRows, type RowSink } from './copy-binary.ts';
 import { PlainLines } from './plain-lines.ts';
@@ -50,6 +50,8 @@ export interface ImportResult {
   replaced: boolean;
   /** Rows written per table. */
   rows: Record<string, number>;
+  /** The tables whose rows went straight into them, past staging (docs/import.md). */
+  loadedStraight: string[];
   /** Where the time went, in ms (docs/import.md). */
   phases: ImportPhases;
 }
@@ -95,11 +97,12 @@ export async function importSnapshot(
     await client.query('BEGIN');
     const loaded = await loadRecords(client, batches, issues, options);
     if (!loaded || issues.total > 0) throw issues.toError();
-    const { workspace, staging, exists } = loaded;
+    const { workspace, staging, exists, straight } = loaded;
     clock.end('load');
 
     for (const table of LOAD_ORDER)
-      if (staging.rows(table) > 0) await client.query(`ANALYZE stage_${table}`);
+      if (staging.rows(table) > 0)
+        await client.query(`ANALYZE ${staging.isStraight(table) ? table : `stage_${table}`}`);
     await check(client, workspace, issues, IMPORT_CHECKS);
     if (issues.total > 0) {
       await check(client, workspace, issues, UNIQUENESS_CHECKS);
@@ -108,8 +111,14 @@ export async function importSnapshot(
     clock.end('checks');
 
     await client.query('SAVEPOINT insert');
-    const rows = await insertStaged(client, workspace, staging, exists, LOAD_ORDER, (phase) =>
-      clock.end(phase),
+    const rows = await insertStaged(
+      client,
+      workspace,
+      staging,
+      exists,
+      LOAD_ORDER,
+      (phase) => clock.end(phase),
+      straight,
     ).catch(async (error: unknown) => {
       if (!isUniqueViolation(error)) throw error;
       // A unique constraint tripped: name every offender (import-checks.ts).
@@ -118,11 +127,15 @@ export async function importSnapshot(
       throw issues.total > 0 ? issues.toError() : error;
     });
     await client.query('COMMIT');
+    // The views of the tables loaded straight outlive the transaction (temporary tables are
+    // dropped at its commit): gone before the connection serves anyone else.
+    for (const table of staging.straightTables) await client.query(`DROP VIEW stage_${table}`);
     clock.end('commit');
     return {
       workspaceId: workspace.id,
       replaced: exists,
       rows,
+      loadedStraight: staging.straightTables,
       phases: { ...clock.phases, loadWaitingForCopy: staging.waitedMs },
     };
   } catch (error) {
@@ -137,6 +150,7 @@ interface Loaded {
   workspace: WorkspaceRecord;
   staging: Staging;
   exists: boolean;
+  straight: StraightLoads;
 }
 
 async function loadRecords(
@@ -147,7 +161,7 @@ async function loadRecords(
 ): Promise<Loaded | undefined> {
   const now = new Date().toISOString();
   let workspace: WorkspaceRecord | undefined;
-  let target: { staging: Staging; exists: boolean } | undefined;
+  let target: Omit<Loaded, 'workspace'> | undefined;
   let plain: PlainLines | undefined;
   // Where the byte path checks records once nothing more will be staged.
   const scratch = new ScratchRows();
@@ -280,7 +294,7 @@ async function openTarget(
   workspace: WorkspaceRecord,
   options: ImportOptions,
   issues: IssueList,
-): Promise<{ staging: Staging; exists: boolean } | undefined> {
+): Promise<Omit<Loaded, 'workspace'> | undefined> {
   const existing = await client.query('SELECT 1 FROM workspaces WHERE id = $1 FOR UPDATE', [
     workspace.id,
   ]);
@@ -313,7 +327,13 @@ async function openTarget(
     'INSERT INTO stage_currency_scales SELECT * FROM unnest($1::text[], $2::int[])',
     [scales.map(([code]) => code), scales.map(([, scale]) => scale)],
   );
-  return { staging: await Staging.create(client, STAGED_COLUMNS), exists };
+  // A table that brings more rows than it holds goes straight into the real table once its
+  // staged rows show it (docs/import.md, "Loading straight into the large tables").
+  const straight: StraightLoads = { rebuild: new Map(), workspaceDeleted: false };
+  const staging = await Staging.create(client, STAGED_COLUMNS, {
+    straight: straightPolicy(client, workspace, exists, straight),
+  });
+  return { staging, exists, straight };
 }
 
 /** A record checked by the fast path when it is in its plain form, by its schema otherwise. */

@@ -7,6 +7,16 @@ import { BinaryCopyRows } from './copy-binary.ts';
 const CHUNK_BYTES = 4 << 20;
 
 /**
+ * When a table's rows go past staging, straight into the real table: once a table has brought
+ * `fromRows` rows, `switchTo` is asked, with the rows so far, to make it take the rest. It
+ * answers true, or the rows past which to ask again (Infinity: never).
+ */
+export interface StraightPolicy {
+  readonly fromRows: number;
+  switchTo(table: string, rows: number): Promise<true | number>;
+}
+
+/**
  * Temporary staging tables `stage_<table>`, shaped like the real ones but without keys,
  * references or checks, filled by binary COPY while a snapshot is still being read.
  *
@@ -19,6 +29,10 @@ const CHUNK_BYTES = 4 << 20;
 export class Staging {
   private readonly buffers = new Map<string, BinaryCopyRows>();
   private readonly counts = new Map<string, number>();
+  /** Tables whose rows go straight into the real table (StraightPolicy). */
+  private readonly straight = new Set<string>();
+  /** By table the policy declined: the rows past which to ask it again. */
+  private readonly askAbove = new Map<string, number>();
   private inFlight: Promise<void> = Promise.resolve();
   private copying = false;
   /** Time spent waiting for PostgreSQL to take in a COPY: reading outran loading. */
@@ -28,20 +42,21 @@ export class Staging {
     private readonly client: pg.PoolClient,
     private readonly columns: ReadonlyMap<string, readonly string[]>,
     private readonly chunkBytes: number,
+    private readonly policy: StraightPolicy | undefined,
   ) {}
 
   /** Creates the staging tables in the client's transaction; they are dropped at its end. */
   static async create(
     client: pg.PoolClient,
     columns: ReadonlyMap<string, readonly string[]>,
-    chunkBytes = CHUNK_BYTES,
+    options: { chunkBytes?: number; straight?: StraightPolicy } = {},
   ): Promise<Staging> {
     for (const table of columns.keys()) {
       await client.query(
         `CREATE TEMP TABLE stage_${table} (LIKE ${table} INCLUDING DEFAULTS) ON COMMIT DROP`,
       );
     }
-    return new Staging(client, columns, chunkBytes);
+    return new Staging(client, columns, options.chunkBytes ?? CHUNK_BYTES, options.straight);
   }
 
   /** The buffer to write one row of `table` into (BinaryCopyRows.beginRow first). */
@@ -64,11 +79,23 @@ export class Staging {
   async send(all = false): Promise<void> {
     for (const [table, rows] of this.buffers) {
       if (rows.rows === 0 || (!all && !this.ready(rows))) continue;
-      this.counts.set(table, (this.counts.get(table) ?? 0) + rows.rows);
+      const count = (this.counts.get(table) ?? 0) + rows.rows;
+      this.counts.set(table, count);
       const chunk = rows.take();
       const started = performance.now();
       await this.inFlight;
       this.waitedMs += performance.now() - started;
+      if (
+        this.policy &&
+        !this.straight.has(table) &&
+        count >= this.policy.fromRows &&
+        count > (this.askAbove.get(table) ?? -1)
+      ) {
+        // Nothing in flight: the connection is free for the switch's statements.
+        const answer = await this.policy.switchTo(table, count);
+        if (answer === true) this.straight.add(table);
+        else this.askAbove.set(table, answer);
+      }
       this.copying = true;
       this.inFlight = this.copy(table, chunk)
         .then(() => rows.recycle(chunk))
@@ -88,7 +115,17 @@ export class Staging {
     return rows.bytes >= (this.copying ? 2 * this.chunkBytes : this.chunkBytes);
   }
 
-  /** Rows sent to `stage_<table>` so far. */
+  /** Whether `table`'s rows went straight into the real table (StraightPolicy). */
+  isStraight(table: string): boolean {
+    return this.straight.has(table);
+  }
+
+  /** Tables whose rows went straight into the real table. */
+  get straightTables(): string[] {
+    return [...this.straight];
+  }
+
+  /** Rows sent to `stage_<table>` (or straight into `table`) so far. */
   rows(table: string): number {
     return this.counts.get(table) ?? 0;
   }
@@ -96,7 +133,9 @@ export class Staging {
   private async copy(table: string, chunk: Buffer): Promise<void> {
     const columns = this.columns.get(table)!;
     const sink = this.client.query(
-      copyFrom(`COPY stage_${table} (${columns.join(', ')}) FROM STDIN (FORMAT binary)`),
+      copyFrom(
+        `COPY ${this.straight.has(table) ? table : `stage_${table}`} (${columns.join(', ')}) FROM STDIN (FORMAT binary)`,
+      ),
     );
     const done = once(sink, 'finish');
     sink.end(chunk);

@@ -53,6 +53,8 @@ export interface SyncResult {
 
 export interface FullSyncOptions {
   onProgress?: (progress: SyncProgress) => void;
+  /** Told how long each derived part's build took, and then the read model's indexes ('indexes'). */
+  onBuilt?: (part: string, ms: number) => void;
   tmpDir?: string;
   /**
    * Copy under the snapshot a replication slot exported at its creation, so the copy and
@@ -242,17 +244,25 @@ export async function fullSync(
     faultPoint('initial-load:before-summaries');
     // A part built alone commits before the others start: what its temporary tables held is
     // freed only then.
+    const build = async (name: string, work: () => Promise<void>) => {
+      const started = performance.now();
+      await work();
+      options.onBuilt?.(name, performance.now() - started);
+    };
     for (const part of derived)
       if (part.rebuildAlone) {
-        await duck.run('BEGIN TRANSACTION');
-        duckOpen = true;
-        await part.rebuild(duck);
-        await duck.run('COMMIT');
-        duckOpen = false;
+        await build(part.name, async () => {
+          await duck.run('BEGIN TRANSACTION');
+          duckOpen = true;
+          await part.rebuild(duck);
+          await duck.run('COMMIT');
+          duckOpen = false;
+        });
       }
     await duck.run('BEGIN TRANSACTION');
     duckOpen = true;
-    for (const part of derived) if (!part.rebuildAlone) await part.rebuild(duck);
+    for (const part of derived)
+      if (!part.rebuildAlone) await build(part.name, () => part.rebuild(duck));
     await writeSyncState(duck, {
       sourceSystemId: systemId,
       dataAsOf: asOf,
@@ -269,7 +279,7 @@ export async function fullSync(
     // MB for 10M UUIDs), and the five of a 10M-entry read model (1,070 MB) were more than its
     // memory limit. Committed, DuckDB writes them out and reads back only what a lookup needs.
     // A crash before they are made leaves them to the next open, which makes any missing.
-    await readModel.createIndexes(duck);
+    await build('indexes', () => readModel.createIndexes(duck));
     const derivedMs = Date.now() - derivedStarted;
     return {
       rows,
