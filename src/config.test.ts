@@ -14,7 +14,12 @@ describe('configuration from the environment', () => {
       recordCacheRows: 50_000,
       answerCacheChars: 32 * 1024 * 1024,
       exportSchedules: undefined,
+      nodeName: undefined,
     });
+  });
+
+  it('takes a node name that can name a replication slot', () => {
+    expect(loadConfig({ NODE_NAME: 'eu_west_2' }).nodeName).toBe('eu_west_2');
   });
 
   it('resolves the export schedules file', () => {
@@ -30,6 +35,8 @@ describe('configuration from the environment', () => {
     [{ DATABASE_URL: 'mysql://x' }, /^Invalid configuration: DATABASE_URL /],
     [{ RECORD_CACHE_ROWS: '-1' }, /^Invalid configuration: RECORD_CACHE_ROWS /],
     [{ ANSWER_CACHE_MB: '1.5' }, /^Invalid configuration: ANSWER_CACHE_MB /],
+    [{ NODE_NAME: 'Node-A' }, /^Invalid configuration: NODE_NAME .*replication slot/],
+    [{ NODE_NAME: 'a'.repeat(41) }, /^Invalid configuration: NODE_NAME /],
   ])('names the bad variable in one line: %j', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

@@ -37,6 +37,15 @@ const configSchema = z.object({
     .default(32),
   // A JSON file of export schedules the server runs (docs/exports.md); unset: none.
   EXPORT_SCHEDULES: z.string().min(1).optional(),
+  // This API node's name, when several follow one store (docs/scale-out.md): it names the
+  // node's replication slot, and /healthz, /metrics and the logs carry it.
+  NODE_NAME: z
+    .string()
+    .regex(
+      /^[a-z0-9_]{1,40}$/,
+      "must be 1-40 lower-case letters, digits or underscores (it names the node's replication slot)",
+    )
+    .optional(),
 });
 
 export interface Config {
@@ -56,6 +65,8 @@ export interface Config {
   answerCacheChars: number;
   /** Path of the export schedules file, resolved; undefined: no schedules. */
   exportSchedules: string | undefined;
+  /** The node's name (NODE_NAME); undefined: a server alone, unnamed. */
+  nodeName: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -103,5 +114,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     answerCacheChars: c.ANSWER_CACHE_MB * 1024 * 1024,
     exportSchedules:
       c.EXPORT_SCHEDULES === undefined ? undefined : path.resolve(c.EXPORT_SCHEDULES),
+    nodeName: c.NODE_NAME,
   };
 }

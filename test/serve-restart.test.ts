@@ -1,6 +1,8 @@
+import { spawnSync } from 'node:child_process';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   freePort,
@@ -71,7 +73,34 @@ describe('npm start after a SIGKILL', () => {
     // The start-up line names the store's crash recovery among its phases.
     expect(await printedLine(server, /^Start-up, /, 60_000)).toMatch(/store \(crash recovery\)/);
 
+    // Another node on this machine joins the store the server runs (docs/scale-out.md).
+    const storeUrl = cli(dir, 'store-url');
+    expect(storeUrl.status, storeUrl.stderr).toBe(0);
+    const store = new pg.Client({ connectionString: storeUrl.stdout.trim() });
+    await store.connect();
+    const { rows } = await store.query<{ name: string }>('SELECT name FROM clients WHERE id = $1', [
+      GLOBEX,
+    ]);
+    await store.end();
+    expect(rows).toEqual([{ name: 'Globex, after the crash' }]);
+
     expect(await stopServerProcess(server)).toBe(0);
     server = undefined;
+    // With no server running it, there is no URL to join: one line, exit code 1.
+    const stopped = cli(dir, 'store-url');
+    expect(stopped.status).toBe(1);
+    expect(stopped.stderr).toMatch(/No server is running the embedded store of .*npm start/);
+    expect(stopped.stdout).toBe('');
   });
 });
+
+/** `npm run cli -- <args>` with DATA_DIR (and no DATABASE_URL): its exit code and output. */
+function cli(dataDir: string, ...args: string[]) {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir };
+  delete env.DATABASE_URL;
+  return spawnSync(
+    process.execPath,
+    ['--import', 'tsx', path.resolve(import.meta.dirname, '../src/cli/main.ts'), ...args],
+    { env, encoding: 'utf8' },
+  );
+}

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfig } from '../config.ts';
+import { runningStoreUrl } from '../store/embedded-postgres.ts';
 import { checkExportInput, resolveExportRequest, runExport } from '../exports/export-run.ts';
 import { EXPORT_REPORT_NAMES } from '../exports/export-reports.ts';
 import { MANIFEST_FILE, verifyManifest } from '../exports/manifest.ts';
@@ -191,6 +192,23 @@ function buildProgram(): Command {
           throw new UserError(`No live token has prefix ${prefix}`);
         info(`Revoked ${prefix}`);
       });
+    });
+
+  program
+    .command('store-url')
+    .description('print the URL of the embedded store a running server of DATA_DIR holds')
+    .action(async () => {
+      const config = loadConfig();
+      if (config.databaseUrl !== undefined) {
+        process.stdout.write(`${config.databaseUrl}\n`);
+        return;
+      }
+      const url = await runningStoreUrl(config.dataDir);
+      if (url === undefined)
+        throw new UserError(
+          `No server is running the embedded store of ${config.dataDir}: start one with npm start`,
+        );
+      process.stdout.write(`${url}\n`);
     });
 
   program

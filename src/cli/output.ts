@@ -5,6 +5,11 @@ export function info(line: string): void {
   process.stderr.write(`${line}\n`);
 }
 
+/** `info`, each line led by the node's name when it has one (NODE_NAME): `node a: …`. */
+export function nodeLog(node: string | undefined): (line: string) => void {
+  return node === undefined ? info : (line) => info(`node ${node}: ${line}`);
+}
+
 /** A rate and ETA line for long jobs. */
 export function progressLine(
   label: string,

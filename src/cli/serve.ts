@@ -5,7 +5,7 @@ import { ExportScheduler, loadSchedules } from '../exports/schedules.ts';
 import { SyncService } from '../sync/sync-service.ts';
 import { TokenIdentityCache } from '../tokens/token-identity-cache.ts';
 import { DERIVED_TABLES } from './derived-tables.ts';
-import { info } from './output.ts';
+import { info, nodeLog } from './output.ts';
 import { DASHBOARD_DIR, ensureDashboard } from './dashboard-build.ts';
 import { startProgress, type Progress } from './progress.ts';
 
@@ -19,12 +19,13 @@ export async function serve(
   onListening?: (url: string) => void,
 ): Promise<FastifyInstance> {
   const { config, startUp } = runtime;
+  const say = nodeLog(config.nodeName);
   // Checked before anything listens: a bad schedules file is one line and exit code 1.
   const schedules = config.exportSchedules ? await loadSchedules(config.exportSchedules) : [];
   const sync = createSyncService(runtime);
   const tokenIdentities = await startUp.time('token cache', () =>
     TokenIdentityCache.listen(runtime.pool, (error) =>
-      info(
+      say(
         `token cache: lost its PostgreSQL notifications, reading tokens from the store (${String(error)})`,
       ),
     ),
@@ -41,6 +42,7 @@ export async function serve(
     tokenEnv: config.tokenEnv,
     logLevel: config.logLevel,
     sync,
+    ...(config.nodeName === undefined ? {} : { nodeName: config.nodeName }),
     recordCacheRows: config.recordCacheRows,
     answerCacheChars: config.answerCacheChars,
     tokenIdentities,
@@ -56,7 +58,7 @@ export async function serve(
     readModel: runtime.readModel,
     status: runtime.status,
     schedules,
-    log: info,
+    log: say,
   });
   const close = async () => {
     await scheduler.stop();
@@ -66,7 +68,7 @@ export async function serve(
     await runtime.close();
   };
   const shutdown = async (signal: string) => {
-    info(`${signal}: shutting down`);
+    say(`${signal}: shutting down`);
     await close();
     process.exit(0);
   };
@@ -76,23 +78,23 @@ export async function serve(
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   try {
     await startUp.time('listen', () => app.listen({ host: config.host, port: config.port }));
-    info(`Listening on ${url} (tokens of env "${config.tokenEnv}")`);
+    say(`Listening on ${url} (tokens of env "${config.tokenEnv}")`);
     // Runs for the life of the server: the first load (when the read model has none), then
     // every committed change as it streams in.
     await startUp.time('sync', () => sync.start());
-    info(`Start-up, in seconds since the process began: ${startUp.toString()}`);
+    say(`Start-up, in seconds since the process began: ${startUp.toString()}`);
   } catch (error) {
     // A server that cannot start stops what it started, its embedded PostgreSQL included.
     await close().catch(() => undefined);
     throw error;
   }
   if (schedules.length > 0) {
-    info(`Export schedules: ${schedules.map((s) => `${s.id} (${s.cron.source})`).join(', ')}`);
+    say(`Export schedules: ${schedules.map((s) => `${s.id} (${s.cron.source})`).join(', ')}`);
     // Catches up on times missed while the server was down, then runs each on its timer.
     scheduler
       .start()
       .catch((error: unknown) =>
-        info(`export schedules: ${error instanceof Error ? error.message : String(error)}`),
+        say(`export schedules: ${error instanceof Error ? error.message : String(error)}`),
       );
   }
   onListening?.(url);
@@ -107,13 +109,15 @@ export function createSyncService(
   runtime: ReadModelRuntime,
   progress: Progress = startProgress('sync: rows', { tty: false }),
 ): SyncService {
+  const node = runtime.config.nodeName;
   return new SyncService({
     pool: runtime.pool,
     url: runtime.url,
     readModel: runtime.readModel,
     status: runtime.status,
     derived: DERIVED_TABLES,
-    log: info,
+    log: nodeLog(node),
+    ...(node === undefined ? {} : { nodeName: node }),
     onProgress: (p) =>
       progress.update(p.rows, p.estimatedRows, `table ${p.done}/${p.tables} ${p.table}`),
   });

@@ -47,7 +47,13 @@ export async function measureLag(
  */
 export function registerHealthRoutes(
   app: FastifyInstance,
-  deps: { db: Kysely<Database>; status: ReadModelStatus; sync: SyncService | undefined },
+  deps: {
+    db: Kysely<Database>;
+    status: ReadModelStatus;
+    sync: SyncService | undefined;
+    /** The node's name (NODE_NAME), null for a server alone. */
+    node: string | null;
+  },
 ): void {
   app.get('/healthz', { schema: { hide: true } }, async (_request, reply) => {
     const lag = deps.sync ? await measureLag(deps.db, deps.sync, deps.status) : undefined;
@@ -57,6 +63,7 @@ export function registerHealthRoutes(
       // Stalled: reads still answer from the read model as it was (X-Data-As-Of), but writes
       // cannot be confirmed (docs/sync.md).
       status: failure ? 'stalled' : deps.status.ready ? 'ok' : 'starting',
+      node: deps.node,
       dataAsOf: deps.status.dataAsOf?.toISOString() ?? null,
       sync: deps.sync
         ? {

@@ -13,6 +13,8 @@ interface MetricsDependencies {
   sync: SyncService | undefined;
   /** The read model's memory by DuckDB's tag (`duckdb_memory()`), in bytes. */
   readModelMemory?: () => Promise<{ tag: string; bytes: number }[]>;
+  /** The node's name (NODE_NAME): a `node` label on every metric, for a scrape of many nodes. */
+  node?: string;
 }
 
 /** A gauge or counter whose value is read from the sync's own figures at each scrape. */
@@ -81,6 +83,7 @@ export function registerMetrics(
   deps: MetricsDependencies,
 ): { readWaited: (reason: ReadWait | 'position', seconds: number) => void } {
   const registry = new Registry();
+  if (deps.node !== undefined) registry.setDefaultLabels({ node: deps.node });
   const registers = [registry];
   collectDefaultMetrics({ register: registry });
 

@@ -158,6 +158,19 @@ async function readClusterInfo(dataDir: string): Promise<ClusterInfo | undefined
   }
 }
 
+/**
+ * The connection string of the embedded store of `dataDir` while a process of ours runs it
+ * (`npm start`, a server), for more nodes on this machine to join (docs/scale-out.md);
+ * undefined when no server runs it.
+ */
+export async function runningStoreUrl(dataDir: string): Promise<string | undefined> {
+  const resolved = path.resolve(dataDir);
+  const info = await readClusterInfo(resolved);
+  if (!info) return undefined;
+  const running = await runningPostmaster(path.join(resolved, 'pg'));
+  return running && !running.orphan ? urlFor(info.password, running.port) : undefined;
+}
+
 function urlFor(password: string, port: number): string {
   return `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
 }

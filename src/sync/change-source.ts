@@ -27,6 +27,8 @@ export interface SyncRun {
   onProgress?: (progress: SyncProgress) => void;
   /** What the sync's batches cost so far, by share (SyncMetrics.batchCosts). */
   costs: BatchCosts;
+  /** The node's name, which its replication slots carry (NODE_NAME). */
+  nodeName?: string;
 }
 
 /** What a change source reports to the service that composes it. */

@@ -89,7 +89,7 @@ function readModelAsItStands(run: SyncRun, state: SyncState): void {
 async function loadWithNewSlot(run: SyncRun, previousSlot: string | null): Promise<SyncState> {
   // Named in DuckDB before it exists: if this process dies before the load commits, the next
   // start finds the name and drops the slot instead of leaving it to hold WAL forever.
-  const name = newSlotName();
+  const name = newSlotName(run.nodeName);
   await run.duck.run('INSERT INTO sync_pending_slots VALUES ($name)', { name });
   const slot = await createSlotWithSnapshot(run.url, name);
   run.status.reloading();

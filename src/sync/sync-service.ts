@@ -30,6 +30,8 @@ export interface SyncServiceOptions {
   derived: readonly DerivedTables[];
   log?: (line: string) => void;
   onProgress?: (progress: SyncProgress) => void;
+  /** The node's name, which its replication slots carry (NODE_NAME, docs/scale-out.md). */
+  nodeName?: string;
   /** Changes held in memory before they are written into the open DuckDB transaction… */
   flushRows?: number;
   /** …or bytes of their lines (default 64 MiB), whichever comes first. */
@@ -192,6 +194,7 @@ export class SyncService {
         log: (line) => options.log?.(line),
         costs: this.metrics.batchCosts,
         ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+        ...(options.nodeName === undefined ? {} : { nodeName: options.nodeName }),
       };
       const reason = await replicationUnavailable(options.pool);
       if (reason === undefined) {

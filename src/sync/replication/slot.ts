@@ -13,9 +13,14 @@ export interface CreatedSlot {
   release(): Promise<void>;
 }
 
-/** A fresh slot name: one slot per read model, so two servers on one database never share one. */
-export function newSlotName(): string {
-  return `ledgerline_${randomBytes(6).toString('hex')}`;
+/**
+ * A fresh slot name: one slot per read model, so two servers on one database never share one.
+ * A named node's slots carry its name (`ledgerline_<node>_<hex>`), so that an operator sees
+ * whose slot holds WAL; a load makes a new slot before it drops the old, hence the suffix.
+ */
+export function newSlotName(node?: string): string {
+  const suffix = randomBytes(6).toString('hex');
+  return node === undefined ? `ledgerline_${suffix}` : `ledgerline_${node}_${suffix}`;
 }
 
 /**

@@ -1,0 +1,141 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DERIVED_TABLES, READ_MODEL_PARTS } from '../src/cli/derived-tables.ts';
+import { buildApp } from '../src/http/app.ts';
+import { openReadModel, type ReadModel } from '../src/readmodel/read-model.ts';
+import { ReadModelStatus } from '../src/readmodel/read-model-status.ts';
+import { SyncService } from '../src/sync/sync-service.ts';
+import { apiRequest, type Body } from './support/api-request.ts';
+import { createHarness, type Harness } from './support/harness.ts';
+import { ids, smallSnapshot, TOKENS } from './support/small-snapshot.ts';
+
+// Two API nodes on one store, each with its own read model following it through its own
+// replication slot (docs/scale-out.md): a write through one node answers its commit position,
+// and a read through the other that sends that position back waits until its own read model
+// has passed it, then shows the write.
+
+interface Node {
+  name: string;
+  readModel: ReadModel;
+  sync: SyncService;
+  app: FastifyInstance;
+}
+
+describe('two API nodes following one store', () => {
+  let h: Harness;
+  const nodes: Node[] = [];
+
+  beforeAll(async () => {
+    // The harness is the store (its database and pool); each node has its own read model.
+    h = await createHarness();
+    await h.importObject(smallSnapshot());
+    const url = (h.pool.options as { connectionString: string }).connectionString;
+    for (const name of ['node_a', 'node_b']) {
+      const readModel = await openReadModel(':memory:', READ_MODEL_PARTS);
+      const status = new ReadModelStatus();
+      const sync = new SyncService({
+        pool: h.pool,
+        url,
+        readModel,
+        derived: DERIVED_TABLES,
+        status,
+        nodeName: name,
+      });
+      const app = await buildApp({
+        db: h.db,
+        readModel,
+        status,
+        tokenEnv: 'test',
+        tokenIdentities: h.tokenIdentities,
+        sync,
+        nodeName: name,
+        validateResponses: true,
+      });
+      await sync.start();
+      await sync.waitForStore();
+      nodes.push({ name, readModel, sync, app });
+    }
+  });
+  afterAll(async () => {
+    for (const node of nodes) {
+      await node.app.close();
+      await node.sync.stop();
+      node.readModel.close();
+    }
+    await h.pool.query(
+      'SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = current_database() AND NOT active',
+    );
+    await h.close();
+  });
+
+  const [a, b] = [() => nodes[0]!, () => nodes[1]!];
+  const names = (res: { body: Body }) => (res.body.data as Body[]).map((c) => c.name as string);
+
+  it('gives each node a replication slot of its own, named after it', async () => {
+    const { rows } = await h.pool.query<{ slot_name: string }>(
+      'SELECT slot_name FROM pg_replication_slots WHERE database = current_database() ORDER BY 1',
+    );
+    const slots = rows.map((r) => r.slot_name);
+    expect(slots).toHaveLength(2);
+    expect(slots[0]).toMatch(/^ledgerline_node_a_[0-9a-f]{12}$/);
+    expect(slots[1]).toMatch(/^ledgerline_node_b_[0-9a-f]{12}$/);
+  });
+
+  it('names the node in /healthz and in every metric', async () => {
+    for (const node of nodes) {
+      const health = await node.app.inject({ method: 'GET', url: '/healthz' });
+      expect(health.statusCode).toBe(200);
+      expect(health.json<Body>().node).toBe(node.name);
+      const metrics = await node.app.inject({ method: 'GET', url: '/metrics' });
+      const samples = metrics.body.split('\n').filter((l) => l !== '' && !l.startsWith('#'));
+      expect(samples.length).toBeGreaterThan(20);
+      for (const sample of samples) expect(sample, sample).toContain(`node="${node.name}"`);
+    }
+  });
+
+  it("shows a write through one node to a read through the other that sends the write's position", async () => {
+    for (let i = 0; i < 10; i++) {
+      const [writer, reader] = i % 2 === 0 ? [a(), b()] : [b(), a()];
+      const name = `Across nodes ${i} ${randomUUID()}, "quoted" \\ 🧾`;
+      const created = await apiRequest(writer.app, {
+        method: 'POST',
+        path: '/clients',
+        token: TOKENS.owner,
+        body: { name },
+      });
+      expect(created.status).toBe(201);
+      const position = created.headers['x-data-position'] as string;
+      expect(position).toMatch(/^[0-9A-F]+\/[0-9A-F]+$/);
+      // Another token (no write of its own on the reader) that carries the position along.
+      const read = await apiRequest(reader.app, {
+        method: 'GET',
+        path: `/clients?search=${encodeURIComponent(name)}`,
+        token: TOKENS.admin,
+        headers: { 'x-data-position': position },
+      });
+      expect(read.status).toBe(200);
+      expect(names(read)).toEqual([name]);
+    }
+  });
+
+  it('shows a change of a record through one node to a read of it through the other with the position', async () => {
+    const renamed = await apiRequest(b().app, {
+      method: 'PATCH',
+      path: `/clients/${ids.client}`,
+      token: TOKENS.owner,
+      body: { name: 'Acme, renamed through node b' },
+    });
+    expect(renamed.status).toBe(200);
+    const read = await apiRequest(a().app, {
+      method: 'GET',
+      path: `/clients?search=${encodeURIComponent('renamed through node b')}`,
+      token: TOKENS.admin,
+      headers: { 'x-data-position': renamed.headers['x-data-position'] as string },
+    });
+    expect(read.status).toBe(200);
+    expect(read.body.data).toEqual([
+      expect.objectContaining({ id: ids.client, name: 'Acme, renamed through node b' }),
+    ]);
+  });
+});
