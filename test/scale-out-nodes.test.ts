@@ -5,6 +5,7 @@ import { DERIVED_TABLES, READ_MODEL_PARTS } from '../src/cli/derived-tables.ts';
 import { buildApp } from '../src/http/app.ts';
 import { openReadModel, type ReadModel } from '../src/readmodel/read-model.ts';
 import { ReadModelStatus } from '../src/readmodel/read-model-status.ts';
+import { dropNodeSlots, listNodeSlots } from '../src/sync/replication/nodes.ts';
 import { SyncService } from '../src/sync/sync-service.ts';
 import { apiRequest, type Body } from './support/api-request.ts';
 import { createHarness, type Harness } from './support/harness.ts';
@@ -59,7 +60,8 @@ describe('two API nodes following one store', () => {
   });
   afterAll(async () => {
     for (const node of nodes) {
-      await node.app.close();
+      // Node b was stopped by the test that takes it away.
+      if (node.app.server.listening) await node.app.close();
       await node.sync.stop();
       node.readModel.close();
     }
@@ -137,5 +139,44 @@ describe('two API nodes following one store', () => {
     expect(read.body.data).toEqual([
       expect.objectContaining({ id: ids.client, name: 'Acme, renamed through node b' }),
     ]);
+  });
+
+  it("lists each node's slot with its lag, and drops the slots of a node gone for good, never of one running", async () => {
+    const listed = await listNodeSlots(h.pool);
+    expect(listed.map((s) => [s.node, s.active])).toEqual([
+      ['node_a', true],
+      ['node_b', true],
+    ]);
+    for (const slot of listed) {
+      expect(slot.lagBytes).toBeGreaterThanOrEqual(0n);
+      expect(slot.retainedBytes).toBeGreaterThanOrEqual(0n);
+      expect(slot.walStatus).toBe('reserved');
+    }
+    await expect(dropNodeSlots(h.pool, 'node_b')).rejects.toThrow(/in use by a running node/);
+    expect(await dropNodeSlots(h.pool, 'node_x')).toEqual([]);
+
+    // node_b goes away for good: its slot idles, keeping WAL, until it is dropped.
+    const gone = b();
+    await gone.app.close();
+    await gone.sync.stop();
+    const idle = (await listNodeSlots(h.pool)).find((s) => s.node === 'node_b')!;
+    expect(idle.active).toBe(false);
+    expect(idle.inactiveSince).toBeInstanceOf(Date);
+    expect(await dropNodeSlots(h.pool, 'node_b')).toEqual([idle.slot]);
+    expect((await listNodeSlots(h.pool)).map((s) => s.node)).toEqual(['node_a']);
+    // Node a still follows the store.
+    const created = await apiRequest(a().app, {
+      method: 'POST',
+      path: '/clients',
+      token: TOKENS.owner,
+      body: { name: 'After node b left' },
+    });
+    expect(created.status).toBe(201);
+    const read = await apiRequest(a().app, {
+      method: 'GET',
+      path: `/clients?search=${encodeURIComponent('After node b left')}`,
+      token: TOKENS.owner,
+    });
+    expect(names(read)).toEqual(['After node b left']);
   });
 });

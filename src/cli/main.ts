@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfig } from '../config.ts';
 import { runningStoreUrl } from '../store/embedded-postgres.ts';
+import { dropNodeSlots, listNodeSlots, NodeInUseError } from '../sync/replication/nodes.ts';
 import { checkExportInput, resolveExportRequest, runExport } from '../exports/export-run.ts';
 import { EXPORT_REPORT_NAMES } from '../exports/export-reports.ts';
 import { MANIFEST_FILE, verifyManifest } from '../exports/manifest.ts';
@@ -191,6 +192,40 @@ function buildProgram(): Command {
         if (!(await revokeToken(runtime.db, prefix)))
           throw new UserError(`No live token has prefix ${prefix}`);
         info(`Revoked ${prefix}`);
+      });
+    });
+
+  const nodes = program
+    .command('nodes')
+    .description(
+      "the read models' replication slots of the store: node, lag, WAL kept, since when idle",
+    )
+    .action(async () => {
+      await withStore(async (runtime) => {
+        const slots = await listNodeSlots(runtime.pool);
+        process.stdout.write(
+          'slot                                 node          active  lag (bytes)   WAL kept (bytes)  wal_status  inactive since\n',
+        );
+        for (const s of slots)
+          process.stdout.write(
+            `${s.slot.padEnd(35)}  ${(s.node ?? '-').padEnd(12)}  ${(s.active ? 'yes' : 'no').padEnd(6)}  ${String(s.lagBytes).padStart(11)}  ${String(s.retainedBytes).padStart(16)}  ${(s.walStatus ?? '-').padEnd(10)}  ${s.inactiveSince?.toISOString() ?? '-'}\n`,
+          );
+      });
+    });
+  nodes
+    .command('drop')
+    .description(
+      'drop the replication slots of a node gone for good (it rebuilds if it comes back)',
+    )
+    .argument('<name>', 'the node (NODE_NAME) or one slot')
+    .action(async (name: string) => {
+      await withStore(async (runtime) => {
+        const dropped = await dropNodeSlots(runtime.pool, name).catch((error: unknown) => {
+          if (error instanceof NodeInUseError) throw new UserError(error.message);
+          throw error;
+        });
+        if (dropped.length === 0) throw new UserError(`No node or slot is named ${name}`);
+        info(`Dropped ${dropped.join(', ')}`);
       });
     });
 
