@@ -141,6 +141,69 @@ describe('two API nodes following one store', () => {
     ]);
   });
 
+  it('creates one record for one Idempotency-Key sent through two nodes at once', async () => {
+    const key = randomUUID();
+    const name = `Once through two nodes ${key}`;
+    const send = (node: Node) =>
+      apiRequest(node.app, {
+        method: 'POST',
+        path: '/clients',
+        token: TOKENS.owner,
+        body: { name },
+        headers: { 'idempotency-key': key },
+      });
+    const answers = await Promise.all([send(a()), send(b())]);
+    // One creates; the other answers the same record again, or 409 while the first still runs.
+    const created = answers.filter((r) => r.status === 201);
+    expect(created.length).toBeGreaterThanOrEqual(1);
+    for (const r of answers) expect([201, 409]).toContain(r.status);
+    expect(new Set(created.map((r) => r.body.data.id as string)).size).toBe(1);
+    const { rows } = await h.pool.query('SELECT id FROM clients WHERE name = $1', [name]);
+    expect(rows).toHaveLength(1);
+    // Sent again through either node, later: the first answer, replayed.
+    for (const node of nodes) {
+      const again = await send(node);
+      expect(again.status).toBe(201);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(again.body.data.id).toBe(rows[0].id);
+    }
+  });
+
+  it('pages a list on one node with the cursor the other gave', async () => {
+    // Every page read at or past the newest write, whichever node answers it.
+    const mark = await apiRequest(b().app, {
+      method: 'POST',
+      path: '/clients',
+      token: TOKENS.owner,
+      body: { name: 'Cursor mark' },
+    });
+    const headers = { 'x-data-position': mark.headers['x-data-position'] as string };
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let turn = 0;
+    do {
+      const node = turn++ % 2 === 0 ? a() : b();
+      const res: { status: number; body: Body } = await apiRequest(node.app, {
+        method: 'GET',
+        path: `/clients?limit=2&sort=name${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        token: TOKENS.owner,
+        headers,
+      });
+      expect(res.status).toBe(200);
+      seen.push(...names(res));
+      cursor = res.body.pagination.nextCursor as string | null;
+    } while (cursor);
+    expect(turn).toBeGreaterThan(2);
+    const whole = await apiRequest(a().app, {
+      method: 'GET',
+      path: '/clients?limit=100&sort=name',
+      token: TOKENS.owner,
+      headers,
+    });
+    expect(seen).toContain('Cursor mark');
+    expect(seen).toEqual(names(whole));
+  });
+
   it("lists each node's slot with its lag, and drops the slots of a node gone for good, never of one running", async () => {
     const listed = await listNodeSlots(h.pool);
     expect(listed.map((s) => [s.node, s.active])).toEqual([
