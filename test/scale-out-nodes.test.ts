@@ -1,13 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DERIVED_TABLES, READ_MODEL_PARTS } from '../src/cli/derived-tables.ts';
-import { buildApp } from '../src/http/app.ts';
-import { openReadModel, type ReadModel } from '../src/readmodel/read-model.ts';
-import { ReadModelStatus } from '../src/readmodel/read-model-status.ts';
 import { dropNodeSlots, listNodeSlots } from '../src/sync/replication/nodes.ts';
-import { SyncService } from '../src/sync/sync-service.ts';
 import { apiRequest, type Body } from './support/api-request.ts';
+import { dropIdleSlots, startApiNode, type ApiNode } from './support/api-node.ts';
 import { createHarness, type Harness } from './support/harness.ts';
 import { ids, smallSnapshot, TOKENS } from './support/small-snapshot.ts';
 
@@ -16,58 +11,19 @@ import { ids, smallSnapshot, TOKENS } from './support/small-snapshot.ts';
 // and a read through the other that sends that position back waits until its own read model
 // has passed it, then shows the write.
 
-interface Node {
-  name: string;
-  readModel: ReadModel;
-  sync: SyncService;
-  app: FastifyInstance;
-}
-
 describe('two API nodes following one store', () => {
   let h: Harness;
-  const nodes: Node[] = [];
+  const nodes: ApiNode[] = [];
 
   beforeAll(async () => {
     // The harness is the store (its database and pool); each node has its own read model.
     h = await createHarness();
     await h.importObject(smallSnapshot());
-    const url = (h.pool.options as { connectionString: string }).connectionString;
-    for (const name of ['node_a', 'node_b']) {
-      const readModel = await openReadModel(':memory:', READ_MODEL_PARTS);
-      const status = new ReadModelStatus();
-      const sync = new SyncService({
-        pool: h.pool,
-        url,
-        readModel,
-        derived: DERIVED_TABLES,
-        status,
-        nodeName: name,
-      });
-      const app = await buildApp({
-        db: h.db,
-        readModel,
-        status,
-        tokenEnv: 'test',
-        tokenIdentities: h.tokenIdentities,
-        sync,
-        nodeName: name,
-        validateResponses: true,
-      });
-      await sync.start();
-      await sync.waitForStore();
-      nodes.push({ name, readModel, sync, app });
-    }
+    for (const name of ['node_a', 'node_b']) nodes.push(await startApiNode(h, name));
   });
   afterAll(async () => {
-    for (const node of nodes) {
-      // Node b was stopped by the test that takes it away.
-      if (node.app.server.listening) await node.app.close();
-      await node.sync.stop();
-      node.readModel.close();
-    }
-    await h.pool.query(
-      'SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = current_database() AND NOT active',
-    );
+    for (const node of nodes) await node.stop();
+    await dropIdleSlots(h);
     await h.close();
   });
 
@@ -144,7 +100,7 @@ describe('two API nodes following one store', () => {
   it('creates one record for one Idempotency-Key sent through two nodes at once', async () => {
     const key = randomUUID();
     const name = `Once through two nodes ${key}`;
-    const send = (node: Node) =>
+    const send = (node: ApiNode) =>
       apiRequest(node.app, {
         method: 'POST',
         path: '/clients',
@@ -219,9 +175,7 @@ describe('two API nodes following one store', () => {
     expect(await dropNodeSlots(h.pool, 'node_x')).toEqual([]);
 
     // node_b goes away for good: its slot idles, keeping WAL, until it is dropped.
-    const gone = b();
-    await gone.app.close();
-    await gone.sync.stop();
+    await b().stop();
     const idle = (await listNodeSlots(h.pool)).find((s) => s.node === 'node_b')!;
     expect(idle.active).toBe(false);
     expect(idle.inactiveSince).toBeInstanceOf(Date);

@@ -2,13 +2,8 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DERIVED_TABLES, READ_MODEL_PARTS } from '../../src/cli/derived-tables.ts';
-import { buildApp } from '../../src/http/app.ts';
-import { openReadModel, type ReadModel } from '../../src/readmodel/read-model.ts';
-import { ReadModelStatus } from '../../src/readmodel/read-model-status.ts';
-import { SyncService } from '../../src/sync/sync-service.ts';
+import { dropIdleSlots, startApiNode, type ApiNode } from '../support/api-node.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { freePort } from '../support/server-process.ts';
 import { smallSnapshot, TOKENS } from '../support/small-snapshot.ts';
@@ -20,14 +15,9 @@ import { smallSnapshot, TOKENS } from '../support/small-snapshot.ts';
 
 const CONFIG = path.resolve(import.meta.dirname, '../../deploy/haproxy.cfg');
 
-interface Node {
-  name: string;
+/** A node of the test, listening, with the requests it answered under /api/v1. */
+interface Node extends ApiNode {
   port: number;
-  readModel: ReadModel;
-  status: ReadModelStatus;
-  sync: SyncService;
-  app: FastifyInstance;
-  /** Requests this node answered under /api/v1. */
   answered: number;
 }
 
@@ -44,43 +34,16 @@ describe('deploy/haproxy.cfg in front of three nodes', () => {
       throw new Error('haproxy is not installed: apt-get install haproxy (.ci/run does)');
     h = await createHarness();
     await h.importObject(smallSnapshot());
-    const url = (h.pool.options as { connectionString: string }).connectionString;
     for (const name of ['node_a', 'node_b', 'node_c']) {
-      const readModel = await openReadModel(':memory:', READ_MODEL_PARTS);
-      const status = new ReadModelStatus();
-      const sync = new SyncService({
-        pool: h.pool,
-        url,
-        readModel,
-        derived: DERIVED_TABLES,
-        status,
-        nodeName: name,
-      });
-      const app = await buildApp({
-        db: h.db,
-        readModel,
-        status,
-        tokenEnv: 'test',
-        tokenIdentities: h.tokenIdentities,
-        sync,
-        nodeName: name,
-        answerCacheChars: 0,
-      });
-      const node: Node = {
-        name,
+      // Every answer computed: the test counts which node answers what.
+      const node: Node = Object.assign(await startApiNode(h, name, { answerCacheChars: 0 }), {
         port: await freePort(),
-        readModel,
-        status,
-        sync,
-        app,
         answered: 0,
-      };
-      app.addHook('onResponse', async (request) => {
+      });
+      node.app.addHook('onResponse', async (request) => {
         if (request.url.startsWith('/api/v1/')) node.answered++;
       });
-      await sync.start();
-      await sync.waitForStore();
-      await app.listen({ host: '127.0.0.1', port: node.port });
+      await node.app.listen({ host: '127.0.0.1', port: node.port });
       nodes.push(node);
     }
     // The configuration as shipped, with this run's ports.
@@ -112,15 +75,8 @@ describe('deploy/haproxy.cfg in front of three nodes', () => {
   });
   afterAll(async () => {
     haproxy?.kill('SIGTERM');
-    for (const node of nodes) {
-      // One was closed already by the test that takes it away.
-      if (node.app.server.listening) await node.app.close();
-      await node.sync.stop();
-      node.readModel.close();
-    }
-    await h?.pool.query(
-      'SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = current_database() AND NOT active',
-    );
+    for (const node of nodes) await node.stop();
+    if (h) await dropIdleSlots(h);
     await h?.close();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
