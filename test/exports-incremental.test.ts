@@ -10,7 +10,7 @@ import { openReadModel, type ReadModel } from '../src/readmodel/read-model.ts';
 import { ReadModelStatus } from '../src/readmodel/read-model-status.ts';
 import { createPool } from '../src/store/database.ts';
 import { SyncService } from '../src/sync/sync-service.ts';
-import { createTestDatabase } from './support/databases.ts';
+import { createTestDatabase, dropIdleSlots } from './support/databases.ts';
 import { readExportFile } from './support/export-files.ts';
 import { importObject } from './support/import-object.ts';
 import { restrictedRoleUrl } from './support/restricted-role.ts';
@@ -69,10 +69,7 @@ describe.each(['replication', 'change-log'] as const)('incremental exports (%s)'
   afterAll(async () => {
     await scheduler.stop();
     await sync.stop();
-    if (mode === 'replication')
-      await pool.query(
-        'SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = current_database() AND NOT active',
-      );
+    if (mode === 'replication') await dropIdleSlots(pool);
     readModel.close();
     await pool.end();
     await database.drop();

@@ -8,7 +8,7 @@ import { rebuildProfitabilityTables } from '../src/reports/profitability/profita
 import { rebuildTeamPayoutTables } from '../src/reports/team-payouts/team-payouts.derived.ts';
 import { createPool } from '../src/store/database.ts';
 import { fullSync } from '../src/sync/full-sync.ts';
-import { createTestDatabase } from './support/databases.ts';
+import { createTestDatabase, dropIdleSlots } from './support/databases.ts';
 import { generatedWorkspace } from './support/generated-workspaces.ts';
 import { factsBoth, rowsOf, SUMMARY_MACROS } from './support/summary-macros.ts';
 
@@ -35,9 +35,7 @@ describe('a first build in runs of months', () => {
   afterAll(async () => {
     duck.closeSync();
     readModel.close();
-    await pool.query(
-      'SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = current_database() AND NOT active',
-    );
+    await dropIdleSlots(pool);
     await pool.end();
     await database.drop();
   });

@@ -9,7 +9,7 @@ import { SqlParams } from '../src/readmodel/sql-params.ts';
 import { createKysely, createPool } from '../src/store/database.ts';
 import { SyncService } from '../src/sync/sync-service.ts';
 import { apiRequest, type Body } from './support/api-request.ts';
-import { createTestDatabase } from './support/databases.ts';
+import { createTestDatabase, dropIdleSlots } from './support/databases.ts';
 import { importObject } from './support/import-object.ts';
 import { restrictedRoleUrl } from './support/restricted-role.ts';
 import { ids, smallSnapshot, TOKENS } from './support/small-snapshot.ts';
@@ -166,9 +166,7 @@ describe.each(['replication', 'change-log'] as const)('cached list pages, %s syn
   afterAll(async () => {
     await app.close();
     await sync.stop();
-    await pool.query(
-      'SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = current_database() AND NOT active',
-    );
+    await dropIdleSlots(pool);
     await pool.end();
     readModel.close();
     await database.drop();

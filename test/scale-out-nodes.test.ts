@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dropNodeSlots, listNodeSlots } from '../src/sync/replication/nodes.ts';
 import { apiRequest, type Body } from './support/api-request.ts';
-import { dropIdleSlots, startApiNode, type ApiNode } from './support/api-node.ts';
+import { startApiNode, type ApiNode } from './support/api-node.ts';
+import { dropIdleSlots } from './support/databases.ts';
 import { createHarness, type Harness } from './support/harness.ts';
 import { ids, smallSnapshot, TOKENS } from './support/small-snapshot.ts';
 
@@ -23,7 +24,7 @@ describe('two API nodes following one store', () => {
   });
   afterAll(async () => {
     for (const node of nodes) await node.stop();
-    await dropIdleSlots(h);
+    await dropIdleSlots(h.pool);
     await h.close();
   });
 

@@ -8,7 +8,7 @@ import { rebuildSearchIndex } from '../src/search/search-index.ts';
 import { searchQuery, type SearchEntity } from '../src/search/search.ts';
 import { createPool } from '../src/store/database.ts';
 import { SyncService } from '../src/sync/sync-service.ts';
-import { createTestDatabase } from './support/databases.ts';
+import { createTestDatabase, dropIdleSlots } from './support/databases.ts';
 import { importObject } from './support/import-object.ts';
 import { restrictedRoleUrl } from './support/restricted-role.ts';
 import { DERIVED_TABLES, READ_MODEL_PARTS } from '../src/cli/derived-tables.ts';
@@ -274,10 +274,7 @@ function syncSuite(mode: 'replication' | 'change-log', refresh: 'in-process' | '
   });
   afterAll(async () => {
     await sync.stop();
-    if (mode === 'replication')
-      await pool.query(
-        'SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = current_database() AND NOT active',
-      );
+    if (mode === 'replication') await dropIdleSlots(pool);
     duck.closeSync();
     readModel.close();
     await pool.end();

@@ -15,7 +15,7 @@ import { searchIndex } from '../src/search/search.derived.ts';
 import { createPool } from '../src/store/database.ts';
 import { SyncService } from '../src/sync/sync-service.ts';
 import { READ_MODEL_PARTS } from '../src/cli/derived-tables.ts';
-import { createTestDatabase } from './support/databases.ts';
+import { createTestDatabase, dropIdleSlots } from './support/databases.ts';
 import { generatedWorkspace } from './support/generated-workspaces.ts';
 import { restrictedRoleUrl } from './support/restricted-role.ts';
 import { factsBoth, rowsOf, SUMMARY_MACROS } from './support/summary-macros.ts';
@@ -273,9 +273,7 @@ describe.each(['replication', 'change-log'] as const)('summaries kept by the %s 
       await sync.stop();
       duck.closeSync();
       readModel.close();
-      await pool.query(
-        'SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = current_database() AND NOT active',
-      );
+      await dropIdleSlots(pool);
       if (syncPool !== pool) await syncPool.end();
       await pool.end();
       await database.drop();

@@ -6,7 +6,7 @@ import { openReadModel, type ReadModel } from '../src/readmodel/read-model.ts';
 import { ReadModelStatus } from '../src/readmodel/read-model-status.ts';
 import { createPool } from '../src/store/database.ts';
 import { SyncService } from '../src/sync/sync-service.ts';
-import { createTestDatabase } from './support/databases.ts';
+import { createTestDatabase, dropIdleSlots } from './support/databases.ts';
 import { generatedWorkspace } from './support/generated-workspaces.ts';
 import { restrictedRoleUrl } from './support/restricted-role.ts';
 import { factsBoth, rowsOf, SUMMARY_MACROS } from './support/summary-macros.ts';
@@ -370,9 +370,7 @@ describe.each(['replication', 'change-log'] as const)('summaries kept by the %s 
     await sync.stop();
     duck.closeSync();
     readModel.close();
-    await pool.query(
-      'SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = current_database() AND NOT active',
-    );
+    await dropIdleSlots(pool);
     if (syncPool !== pool) await syncPool.end();
     await pool.end();
     await database.drop();

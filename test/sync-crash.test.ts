@@ -10,7 +10,7 @@ import { createPool } from '../src/store/database.ts';
 import type { FaultPoint } from '../src/sync/fault-points.ts';
 import { SyncService } from '../src/sync/sync-service.ts';
 import { snapshotBoth } from './support/compare-read-model.ts';
-import { createTestDatabase } from './support/databases.ts';
+import { createTestDatabase, dropIdleSlots } from './support/databases.ts';
 import { importObject } from './support/import-object.ts';
 import { restrictedRoleUrl } from './support/restricted-role.ts';
 import { ids, smallSnapshot } from './support/small-snapshot.ts';
@@ -87,9 +87,7 @@ describe('a sync killed with SIGKILL resumes with nothing lost and nothing doubl
     const pool = createPool(url);
     const dir = await mkdtemp(path.join(tmpdir(), 'll-crash-sync-'));
     cleanups.push(async () => {
-      await pool.query(
-        'SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = current_database() AND NOT active',
-      );
+      await dropIdleSlots(pool);
       await pool.end();
       await db.drop();
       await rm(dir, { recursive: true, force: true });

@@ -12,7 +12,7 @@ import { startEmbeddedStore, type EmbeddedStore } from '../src/store/embedded-po
 import { migrate } from '../src/store/migrate.ts';
 import { formatLsn, parseLsn } from '../src/sync/lsn.ts';
 import { SyncService } from '../src/sync/sync-service.ts';
-import { createTestDatabase } from './support/databases.ts';
+import { createTestDatabase, dropIdleSlots } from './support/databases.ts';
 import { withDatabase } from './support/global-setup.ts';
 import { importObject } from './support/import-object.ts';
 import { restrictedRoleUrl } from './support/restricted-role.ts';
@@ -54,9 +54,7 @@ function positionSuite(mode: 'replication' | 'change-log') {
     });
     afterAll(async () => {
       await sync.stop();
-      await pool.query(
-        'SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = current_database() AND NOT active',
-      );
+      await dropIdleSlots(pool);
       duck.closeSync();
       readModel.close();
       await pool.end();

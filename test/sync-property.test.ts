@@ -7,7 +7,7 @@ import { ReadModelStatus } from '../src/readmodel/read-model-status.ts';
 import { createPool } from '../src/store/database.ts';
 import { SyncService } from '../src/sync/sync-service.ts';
 import { snapshotBoth } from './support/compare-read-model.ts';
-import { createTestDatabase } from './support/databases.ts';
+import { createTestDatabase, dropIdleSlots } from './support/databases.ts';
 import { importObject } from './support/import-object.ts';
 import { restrictedRoleUrl } from './support/restricted-role.ts';
 import { ids, smallSnapshot } from './support/small-snapshot.ts';
@@ -222,9 +222,7 @@ describe.each(['replication', 'change-log'] as const)(
     });
     afterAll(async () => {
       await sync.stop();
-      await pool.query(
-        'SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = current_database() AND NOT active',
-      );
+      await dropIdleSlots(pool);
       duck.closeSync();
       readModel.close();
       await pool.end();

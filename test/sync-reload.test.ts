@@ -6,7 +6,7 @@ import { openReadModel, type ReadModel } from '../src/readmodel/read-model.ts';
 import { ReadModelStatus } from '../src/readmodel/read-model-status.ts';
 import { createPool } from '../src/store/database.ts';
 import { SyncService } from '../src/sync/sync-service.ts';
-import { createTestDatabase } from './support/databases.ts';
+import { createTestDatabase, dropIdleSlots } from './support/databases.ts';
 import { importObject } from './support/import-object.ts';
 import { ids, smallSnapshot } from './support/small-snapshot.ts';
 
@@ -30,9 +30,7 @@ describe('a reload of a read model that was answering', () => {
     duck = await readModel.connect();
   });
   afterAll(async () => {
-    await pool.query(
-      'SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = current_database() AND NOT active',
-    );
+    await dropIdleSlots(pool);
     duck.closeSync();
     readModel.close();
     await pool.end();
@@ -58,10 +56,7 @@ describe('a reload of a read model that was answering', () => {
     // The slot is lost (dropped past max_slot_wal_keep_size, say) and the store moves on. Its
     // walsender may still hold it for a moment after the stop.
     for (let dropped = 0; dropped === 0;) {
-      const result = await pool.query(
-        'SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = current_database() AND NOT active',
-      );
-      dropped = result.rowCount ?? 0;
+      dropped = await dropIdleSlots(pool);
       if (dropped === 0) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     await pool.query("UPDATE clients SET notes = 'after the slot was lost' WHERE id = $1", [

@@ -8,7 +8,7 @@ import { createKysely, createPool } from '../src/store/database.ts';
 import { SyncService } from '../src/sync/sync-service.ts';
 import { readSyncState } from '../src/readmodel/sync-state.ts';
 import { snapshotBoth } from './support/compare-read-model.ts';
-import { createTestDatabase } from './support/databases.ts';
+import { createTestDatabase, dropIdleSlots } from './support/databases.ts';
 import { importObject } from './support/import-object.ts';
 import { ids, smallSnapshot } from './support/small-snapshot.ts';
 import { randomBytes } from 'node:crypto';
@@ -44,9 +44,7 @@ describe('read-model sync by logical replication', () => {
   });
   afterAll(async () => {
     for (const s of services) await s.stop();
-    await pool.query(
-      'SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = current_database() AND NOT active',
-    );
+    await dropIdleSlots(pool);
     duck.closeSync();
     readModel.close();
     await pool.end();

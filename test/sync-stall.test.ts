@@ -9,7 +9,7 @@ import { fullSync } from '../src/sync/full-sync.ts';
 import { SyncService } from '../src/sync/sync-service.ts';
 import { apiRequest, type Body } from './support/api-request.ts';
 import { snapshotBoth } from './support/compare-read-model.ts';
-import { createTestDatabase } from './support/databases.ts';
+import { createTestDatabase, dropIdleSlots } from './support/databases.ts';
 import { importObject } from './support/import-object.ts';
 import { restrictedRoleUrl } from './support/restricted-role.ts';
 import { ids, OWNER_TOKEN, smallSnapshot, TOKENS } from './support/small-snapshot.ts';
@@ -44,9 +44,7 @@ describe('a change the read model cannot hold', () => {
       END $$`);
   });
   afterAll(async () => {
-    await pool.query(
-      'SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = current_database() AND NOT active',
-    );
+    await dropIdleSlots(pool);
     await pool.end();
     await db.drop();
   });

@@ -3,7 +3,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dropIdleSlots, startApiNode, type ApiNode } from '../support/api-node.ts';
+import { startApiNode, type ApiNode } from '../support/api-node.ts';
+import { dropIdleSlots } from '../support/databases.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { freePort } from '../support/server-process.ts';
 import { smallSnapshot, TOKENS } from '../support/small-snapshot.ts';
@@ -76,7 +77,7 @@ describe('deploy/haproxy.cfg in front of three nodes', () => {
   afterAll(async () => {
     haproxy?.kill('SIGTERM');
     for (const node of nodes) await node.stop();
-    if (h) await dropIdleSlots(h);
+    if (h) await dropIdleSlots(h.pool);
     await h?.close();
     if (dir) await rm(dir, { recursive: true, force: true });
   });

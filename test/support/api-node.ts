@@ -68,10 +68,3 @@ export async function startApiNode(
     },
   };
 }
-
-/** Drops the slots the stopped nodes of `h`'s database left. */
-export async function dropIdleSlots(h: Harness): Promise<void> {
-  await h.pool.query(
-    'SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = current_database() AND NOT active',
-  );
-}

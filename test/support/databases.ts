@@ -56,3 +56,14 @@ export async function createTestDatabase(
     },
   };
 }
+
+/**
+ * Drops the replication slots of the test database that nobody streams from (those a stopped
+ * sync left), so that the database can be dropped; returns how many it dropped.
+ */
+export async function dropIdleSlots(pool: pg.Pool): Promise<number> {
+  const result = await pool.query(
+    'SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = current_database() AND NOT active',
+  );
+  return result.rowCount ?? 0;
+}

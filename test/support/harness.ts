@@ -13,7 +13,7 @@ import { ConnectionPool } from '../../src/readmodel/connection-pool.ts';
 import { fullSync } from '../../src/sync/full-sync.ts';
 import { SyncService } from '../../src/sync/sync-service.ts';
 import { TokenIdentityCache } from '../../src/tokens/token-identity-cache.ts';
-import { createTestDatabase } from './databases.ts';
+import { createTestDatabase, dropIdleSlots } from './databases.ts';
 import { importObject } from './import-object.ts';
 import { DERIVED_TABLES, READ_MODEL_PARTS } from '../../src/cli/derived-tables.ts';
 
@@ -132,9 +132,7 @@ export async function createHarness(
       await tokenIdentities.close();
       if (syncService) {
         await syncService.stop();
-        await pool.query(
-          'SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = current_database() AND NOT active',
-        );
+        await dropIdleSlots(pool);
       }
       readModel.close();
       await db.destroy();

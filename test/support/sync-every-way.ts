@@ -6,7 +6,7 @@ import { createPool } from '../../src/store/database.ts';
 import { fullSync } from '../../src/sync/full-sync.ts';
 import { SyncService } from '../../src/sync/sync-service.ts';
 import { snapshotBoth } from './compare-read-model.ts';
-import { createTestDatabase } from './databases.ts';
+import { createTestDatabase, dropIdleSlots } from './databases.ts';
 import { importObject } from './import-object.ts';
 import { restrictedRoleUrl } from './restricted-role.ts';
 import { smallSnapshot } from './small-snapshot.ts';
@@ -84,9 +84,7 @@ export function syncEveryWay(options: SyncEveryWay): void {
     await options.seed(pool);
   });
   afterAll(async () => {
-    await pool.query(
-      'SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = current_database() AND NOT active',
-    );
+    await dropIdleSlots(pool);
     await pool.end();
     await db.drop();
   });
