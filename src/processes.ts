@@ -1,6 +1,6 @@
 /**
  * Whether a process of that id runs on this host (or exists but is not ours to signal): for
- * what a process that may have been killed left behind (a lock file, a load's folder).
+ * what a process that may have been killed left behind (a load's folder).
  */
 export function processRuns(pid: number): boolean {
   try {

@@ -53,6 +53,8 @@ describe.each(['replication', 'change-log'] as const)('incremental exports (%s)'
     });
     scheduler = new ExportScheduler({
       readModel,
+      pool,
+      node: 'node_a',
       status,
       now: () => clock,
       schedules: parseSchedules(

@@ -1,5 +1,5 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { hostname, tmpdir } from 'node:os';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MANIFEST_FILE, readManifest, verifyManifest } from '../src/exports/manifest.ts';
@@ -81,8 +81,21 @@ describe('export scheduler', () => {
   });
 
   let clock = new Date('2026-11-21T10:30:00Z');
-  const scheduler = (schedules: Schedule[]) =>
-    new ExportScheduler({ readModel: h.readModel, schedules, now: () => clock });
+  const scheduler = (schedules: Schedule[], node = 'node_a') =>
+    new ExportScheduler({
+      readModel: h.readModel,
+      pool: h.pool,
+      node,
+      schedules,
+      now: () => clock,
+    });
+  const stateOf = async (id: string) =>
+    (
+      await h.pool.query<{ last_scheduled_at: Date | null; last_node: string | null }>(
+        'SELECT last_scheduled_at, last_node FROM export_schedule_state WHERE schedule_id = $1',
+        [id],
+      )
+    ).rows[0];
   const folders = async (dir: string) => (await readdir(dir)).filter((n) => !n.startsWith('.'));
 
   it('runs a time missed while down once at start, across restarts, never half-written', async () => {
@@ -112,13 +125,13 @@ describe('export scheduler', () => {
     await third.stop();
     expect(await folders(dir)).toEqual(['inv-20261121T120000Z']);
     expect((await readdir(dir)).filter((n) => n.startsWith('.tmp-'))).toEqual([]);
-    const state = JSON.parse(await readFile(path.join(dir, '.schedule-inv.json'), 'utf8')) as {
-      lastScheduledAt: string;
-    };
-    expect(state.lastScheduledAt).toBe('2026-11-21T12:00:00.000Z');
+    expect(await stateOf('inv')).toEqual({
+      last_scheduled_at: new Date('2026-11-21T12:00:00Z'),
+      last_node: 'node_a',
+    });
   });
 
-  it('never runs one schedule twice at once: in the process, and under another lock holder', async () => {
+  it('never runs one schedule twice at once: in the process, and while another holds its lock', async () => {
     const dir = path.join(out, 'guard');
     const schedules = parseSchedules([schedule({ id: 'g', out: dir })], out);
     clock = new Date('2026-11-21T12:30:00Z');
@@ -129,21 +142,87 @@ describe('export scheduler', () => {
     await Promise.all([runner.runDue(), runner.runDue(), runner.runDue()]);
     expect(await folders(dir)).toEqual(['g-20261121T130000Z']);
 
-    // A live process holds the lock (the test's parent process): the run waits for it.
+    // Another process holds the schedule's lock in the store: the run waits for it.
     clock = new Date('2026-11-21T14:30:00Z');
-    const lock = path.join(dir, '.schedule-g.lock');
-    await writeFile(lock, JSON.stringify({ pid: process.ppid, host: hostname() }));
+    const holder = await h.pool.connect();
+    await holder.query("SELECT pg_advisory_lock(x'4c4c4553'::int, hashtext('g'))");
+    const pid = (await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!
+      .pid;
     await runner.runDue();
     expect(await folders(dir)).toEqual(['g-20261121T130000Z']);
-    // A lock of a process that died is taken over; a crashed run's temporary folder removed.
-    await writeFile(lock, JSON.stringify({ pid: 2 ** 22 + 12345, host: hostname() }));
+    // That process dies (its connection ends, and its lock with it) and left a temporary
+    // folder: the schedule runs, and the folder is removed.
+    holder.release(new Error('killed'));
+    while (
+      (await h.pool.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).rowCount !== 0
+    )
+      await new Promise((resolve) => setTimeout(resolve, 20));
     await mkdir(path.join(dir, '.tmp-g-20261121T140000Z-dead'));
     await runner.runDue();
     await runner.stop();
     expect(await folders(dir)).toEqual(['g-20261121T130000Z', 'g-20261121T140000Z']);
-    expect(
-      (await readdir(dir)).filter((n) => n.startsWith('.tmp-') || n.endsWith('.lock')),
-    ).toEqual([]);
+    expect((await readdir(dir)).filter((n) => n.startsWith('.'))).toEqual([]);
+  });
+
+  it('runs a due time once across two nodes that share no folder, on the node that ran it last', async () => {
+    const dirA = path.join(out, 'node-a');
+    const dirB = path.join(out, 'node-b');
+    const a = scheduler(parseSchedules([schedule({ id: 'n', out: dirA })], out), 'node_a');
+    const b = scheduler(parseSchedules([schedule({ id: 'n', out: dirB })], out), 'node_b');
+    clock = new Date('2026-11-21T12:30:00Z');
+    await Promise.all([a.start(), b.start()]);
+    const runs = async () => [...(await folders(dirA)), ...(await folders(dirB))].sort();
+
+    // Both nodes find 13:00 due at once: one of them runs it.
+    clock = new Date('2026-11-21T13:30:00Z');
+    await Promise.all([a.runDue(), b.runDue(), a.runDue(), b.runDue()]);
+    expect(await runs()).toEqual(['n-20261121T130000Z']);
+    const first = (await stateOf('n'))!.last_node!;
+    const [ran, other] = first === 'node_a' ? [a, b] : [b, a];
+
+    // 14:00 is the last runner's: the other node leaves it for a minute after it was due.
+    clock = new Date('2026-11-21T14:00:30Z');
+    await other.runDue();
+    expect(await runs()).toEqual(['n-20261121T130000Z']);
+    await ran.runDue();
+    expect(await runs()).toEqual(['n-20261121T130000Z', 'n-20261121T140000Z']);
+    expect((await stateOf('n'))!.last_node).toBe(first);
+
+    // The last runner is gone at 15:00: the other node takes the time over after that minute.
+    await ran.stop();
+    clock = new Date('2026-11-21T15:00:30Z');
+    await other.runDue();
+    expect(await runs()).toHaveLength(2);
+    clock = new Date('2026-11-21T15:01:01Z');
+    await other.runDue();
+    await other.stop();
+    expect(await runs()).toEqual([
+      'n-20261121T130000Z',
+      'n-20261121T140000Z',
+      'n-20261121T150000Z',
+    ]);
+    expect((await stateOf('n'))!.last_node).not.toBe(first);
+  });
+
+  it('takes over the state file of a schedule from before the state moved into the store', async () => {
+    const dir = path.join(out, 'legacy');
+    await mkdir(dir, { recursive: true });
+    await writeFile(
+      path.join(dir, '.schedule-old.json'),
+      JSON.stringify({
+        since: '2026-11-01T00:00:00.000Z',
+        lastScheduledAt: '2026-11-21T12:00:00.000Z',
+        lastRunFolder: 'old-20261121T120000Z',
+        lastPosition: null,
+      }),
+    );
+    clock = new Date('2026-11-21T12:30:00Z');
+    const runner = scheduler(parseSchedules([schedule({ id: 'old', out: dir })], out));
+    await runner.start();
+    await runner.stop();
+    // 12:00 was run before: nothing is owed.
+    expect(await folders(dir)).toEqual([]);
+    expect((await stateOf('old'))!.last_scheduled_at).toEqual(new Date('2026-11-21T12:00:00Z'));
   });
 
   it('an incremental schedule after a reload of the read model exports everything, and says so', async () => {

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../http/app.ts';
 import type { ReadModelRuntime } from './runtime.ts';
@@ -56,6 +57,8 @@ export async function serve(
   startUp.record('app', appStarted);
   const scheduler = new ExportScheduler({
     readModel: runtime.readModel,
+    pool: runtime.pool,
+    node: config.nodeName ?? hostname(),
     status: runtime.status,
     schedules,
     log: say,

@@ -1,8 +1,7 @@
-import { hostname } from 'node:os';
-import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
+import type pg from 'pg';
 import path from 'node:path';
 import { z } from 'zod';
-import { processRuns } from '../processes.ts';
 import { isoDate } from '../value-schemas.ts';
 import type { ReadModel } from '../readmodel/read-model.ts';
 import type { ReadModelStatus } from '../readmodel/read-model-status.ts';
@@ -11,6 +10,7 @@ import { compactTime, resolveExportRequest, runExport } from './export-run.ts';
 import { EXPORT_REPORT_NAMES, findExportReport } from './export-reports.ts';
 import { EXPORT_FORMATS } from './export-writer.ts';
 import { MANIFEST_FILE, readManifest, type JournalPosition } from './manifest.ts';
+import { claimSchedule, ensureScheduleState, type ScheduleState } from './schedule-state.ts';
 
 /** A schedules file that cannot be used: one line naming the schedule and field. */
 export class ScheduleConfigError extends Error {}
@@ -43,7 +43,7 @@ export interface Schedule {
   report: string;
   format: (typeof EXPORT_FORMATS)[number];
   cron: Cron;
-  /** Absolute: the folder of this schedule's runs, its state and lock files. */
+  /** Absolute: the folder of this schedule's runs. */
   out: string;
   mode: 'full' | 'incremental';
   range: (typeof RELATIVE_RANGES)[number] | { from?: string; to?: string };
@@ -132,65 +132,46 @@ export function rangeAt(schedule: Schedule, at: Date): { from?: string; to?: str
   }
 }
 
-/** What a schedule remembers between runs and restarts (`.schedule-<id>.json` in its out). */
-const scheduleState = z.object({
-  /** When the server first knew the schedule: slots before it are not owed. */
+/**
+ * The state file of a schedule run before the state moved into the store
+ * (`<out>/.schedule-<id>.json`): read once, when the store has no state for the schedule, so an
+ * upgraded server neither runs a time again nor loses its incremental position.
+ */
+const legacyState = z.object({
   since: z.string(),
   lastScheduledAt: z.string().nullable(),
   lastRunFolder: z.string().nullable(),
   lastPosition: z.object({ loadId: z.string(), changeNo: z.int() }).nullable(),
 });
-type ScheduleState = z.infer<typeof scheduleState>;
 
-const statePath = (s: Schedule) => path.join(s.out, `.schedule-${s.id}.json`);
-const lockPath = (s: Schedule) => path.join(s.out, `.schedule-${s.id}.lock`);
-
-async function readState(s: Schedule): Promise<ScheduleState | undefined> {
+async function readLegacyState(s: Schedule): Promise<ScheduleState | undefined> {
   try {
-    return scheduleState.parse(JSON.parse(await readFile(statePath(s), 'utf8')));
+    const file = legacyState.parse(
+      JSON.parse(await readFile(path.join(s.out, `.schedule-${s.id}.json`), 'utf8')),
+    );
+    return {
+      since: new Date(file.since),
+      lastScheduledAt: file.lastScheduledAt === null ? null : new Date(file.lastScheduledAt),
+      lastRunFolder: file.lastRunFolder,
+      lastPosition: file.lastPosition,
+      lastNode: null,
+    };
   } catch {
     return undefined;
   }
 }
 
-/** Written to a temporary name and renamed: a crash leaves the old state or the new one. */
-async function writeState(s: Schedule, state: ScheduleState): Promise<void> {
-  const tmp = `${statePath(s)}.tmp-${process.pid}`;
-  await writeFile(tmp, `${JSON.stringify(state, null, 2)}\n`);
-  await rename(tmp, statePath(s));
-}
-
-/**
- * Takes the schedule's lock file (created exclusively). A lock left by a dead process of this
- * host is taken over; a live one, or one of another host (which cannot be checked), is
- * respected: undefined.
- */
-async function lock(s: Schedule): Promise<(() => Promise<void>) | undefined> {
-  const file = lockPath(s);
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const handle = await open(file, 'wx');
-      await handle.writeFile(
-        JSON.stringify({ pid: process.pid, host: hostname(), at: new Date().toISOString() }),
-      );
-      await handle.close();
-      return () => rm(file, { force: true });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder: { pid?: unknown; host?: unknown } = await readFile(file, 'utf8')
-        .then((t) => JSON.parse(t) as { pid?: unknown; host?: unknown })
-        .catch(() => ({}));
-      const stale =
-        holder.host === hostname() && typeof holder.pid === 'number' && !processRuns(holder.pid);
-      if (!stale) return undefined;
-      await rm(file, { force: true });
-    }
-  }
-  return undefined;
-}
-
 export interface SchedulerOptions {
   readModel: ReadModel;
+  /** The store, which keeps every schedule's state and lock (src/exports/schedule-state.ts). */
+  pool: pg.Pool;
+  /** This node's name (NODE_NAME, else the host's): the node that ran a schedule runs it next. */
+  node: string;
+  /**
+   * How long after a due time the node that ran the schedule last has it to itself, and how
+   * long a node waits before it looks again at a schedule another process holds (60 s).
+   */
+  handOverMs?: number;
   /** Runs wait for the read model's first sync (none when absent: ready). */
   status?: ReadModelStatus;
   schedules: Schedule[];
@@ -200,13 +181,23 @@ export interface SchedulerOptions {
 
 /**
  * Runs the export schedules inside the server. Each schedule has a timer to its next time; a
- * due time is run once; a schedule never runs twice at once (in this process: one run per
- * schedule at a time; across processes sharing its out folder: a lock file there); and at
- * start, a time that passed while the server was down is run once (the latest one, not once
- * per missed time). Each run is a folder `<id>-<scheduled time>` made whole by a rename.
+ * due time is run once across every node of the store; a schedule never runs twice at once
+ * (in this process: one run per schedule at a time; across processes and nodes: an advisory
+ * lock in the store, under which its state there is read and written); and at start, a time
+ * that passed while every node was down is run once (the latest one, not once per missed
+ * time). Each run is a folder `<id>-<scheduled time>` made whole by a rename.
+ *
+ * The node that ran a schedule last runs its next time, so that an incremental schedule goes
+ * on from its own read model's journal (another node's journal has another load id, and would
+ * export everything again); any other node takes the time over `handOverMs` after it was due,
+ * and a node that finds the lock held looks again that much later, so a run lost with its node
+ * is run by another.
  */
 export class ExportScheduler {
   private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** A look again sooner than the next scheduled time: a handed-over or a locked schedule. */
+  private readonly retries = new Map<string, Date>();
+  private readonly handOverMs: number;
   private readonly running = new Map<string, Promise<void>>();
   private stopped = true;
   private readonly now: () => Date;
@@ -215,6 +206,7 @@ export class ExportScheduler {
   constructor(private readonly options: SchedulerOptions) {
     this.now = options.now ?? (() => new Date());
     this.log = options.log ?? (() => undefined);
+    this.handOverMs = options.handOverMs ?? 60_000;
   }
 
   /** Catches up on missed times (awaited) and arms every schedule's timer. */
@@ -222,14 +214,17 @@ export class ExportScheduler {
     this.stopped = false;
     for (const schedule of this.options.schedules) {
       await mkdir(schedule.out, { recursive: true });
-      if (!(await readState(schedule))) {
-        await writeState(schedule, {
-          since: this.now().toISOString(),
+      await ensureScheduleState(
+        this.options.pool,
+        schedule.id,
+        (await readLegacyState(schedule)) ?? {
+          since: this.now(),
           lastScheduledAt: null,
           lastRunFolder: null,
           lastPosition: null,
-        });
-      }
+          lastNode: null,
+        },
+      );
     }
     await Promise.all(this.options.schedules.map((s) => this.tick(s)));
   }
@@ -268,7 +263,10 @@ export class ExportScheduler {
   private arm(schedule: Schedule): void {
     if (this.stopped) return;
     clearTimeout(this.timers.get(schedule.id));
-    const next = nextAfter(schedule.cron, this.now());
+    const retry = this.retries.get(schedule.id);
+    this.retries.delete(schedule.id);
+    const scheduled = nextAfter(schedule.cron, this.now());
+    const next = retry && retry < scheduled ? retry : scheduled;
     // setTimeout holds at most 2^31-1 ms: a far time is approached in steps.
     const delay = Math.min(Math.max(next.getTime() - this.now().getTime(), 0), 2 ** 31 - 1);
     const timer = setTimeout(() => void this.tick(schedule), delay);
@@ -278,21 +276,28 @@ export class ExportScheduler {
 
   private async runOwed(schedule: Schedule): Promise<void> {
     if (this.options.status && !this.options.status.ready) return;
-    const release = await lock(schedule);
-    if (!release) {
-      this.log(`export schedule ${schedule.id}: another process holds its lock; not run`);
+    const claim = await claimSchedule(this.options.pool, schedule.id);
+    if (!claim) {
+      this.log(`export schedule ${schedule.id}: another process runs it; looking again later`);
+      this.lookAgain(schedule, this.now().getTime() + this.handOverMs);
       return;
     }
     try {
-      // Read under the lock: another process sharing the folder may have run it meanwhile.
-      const state = await readState(schedule);
+      // Read under the lock: another node may have run it meanwhile.
+      const state = await claim.read();
       if (!state) return;
-      const due = latestBetween(
-        schedule.cron,
-        new Date(state.lastScheduledAt ?? state.since),
-        this.now(),
-      );
+      const due = latestBetween(schedule.cron, state.lastScheduledAt ?? state.since, this.now());
       if (!due) return;
+      const handOver = due.getTime() + this.handOverMs;
+      if (
+        state.lastNode !== null &&
+        state.lastNode !== this.options.node &&
+        this.now().getTime() < handOver
+      ) {
+        // The time is its last runner's first; this node takes it only if that one does not.
+        this.lookAgain(schedule, handOver);
+        return;
+      }
       await this.removeLeftovers(schedule);
       const runName = `${schedule.id}-${compactTime(due)}`;
       const folder = path.join(schedule.out, runName);
@@ -303,15 +308,23 @@ export class ExportScheduler {
       } else {
         position = await this.run(schedule, due, runName, state.lastPosition);
       }
-      await writeState(schedule, {
+      await claim.write({
         ...state,
-        lastScheduledAt: due.toISOString(),
+        lastScheduledAt: due,
         lastRunFolder: runName,
         lastPosition: position,
+        lastNode: this.options.node,
       });
     } finally {
-      await release();
+      await claim.release();
     }
+  }
+
+  /** Arms the schedule's timer for `at` too, when that comes before its next time. */
+  private lookAgain(schedule: Schedule, at: number): void {
+    const when = new Date(at);
+    const earlier = this.retries.get(schedule.id);
+    if (!earlier || when < earlier) this.retries.set(schedule.id, when);
   }
 
   private async run(
