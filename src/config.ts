@@ -46,6 +46,13 @@ const configSchema = z.object({
       "must be 1-40 lower-case letters, digits or underscores (it names the node's replication slot)",
     )
     .optional(),
+  // A node that starts or reloads answers /healthz 503 until it reaches the store's position
+  // within this many seconds (docs/scale-out.md, "A node that joins").
+  JOIN_LAG_SECONDS: z.coerce
+    .number({ error: 'must be a number of seconds' })
+    .positive('must be more than 0')
+    .max(60, 'must be at most 60')
+    .default(1),
 });
 
 export interface Config {
@@ -67,6 +74,8 @@ export interface Config {
   exportSchedules: string | undefined;
   /** The node's name (NODE_NAME); undefined: a server alone, unnamed. */
   nodeName: string | undefined;
+  /** The lag, in ms, under which a starting node counts as joined (JOIN_LAG_SECONDS). */
+  joinLagMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -115,5 +124,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     exportSchedules:
       c.EXPORT_SCHEDULES === undefined ? undefined : path.resolve(c.EXPORT_SCHEDULES),
     nodeName: c.NODE_NAME,
+    joinLagMs: Math.round(c.JOIN_LAG_SECONDS * 1000),
   };
 }

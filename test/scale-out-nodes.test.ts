@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DERIVED_TABLES, READ_MODEL_PARTS } from '../src/cli/derived-tables.ts';
+import { loadConfig } from '../src/config.ts';
+import { buildApp } from '../src/http/app.ts';
+import { openReadModel } from '../src/readmodel/read-model.ts';
+import { ReadModelStatus } from '../src/readmodel/read-model-status.ts';
+import { parseLsn } from '../src/sync/lsn.ts';
 import { dropNodeSlots, listNodeSlots } from '../src/sync/replication/nodes.ts';
+import { SyncService } from '../src/sync/sync-service.ts';
 import { apiRequest, type Body } from './support/api-request.ts';
 import { startApiNode, type ApiNode } from './support/api-node.ts';
 import { dropIdleSlots } from './support/databases.ts';
@@ -196,5 +203,82 @@ describe('two API nodes following one store', () => {
       token: TOKENS.owner,
     });
     expect(names(read)).toEqual(['After node b left']);
+  });
+  it('answers /healthz 503 while a node that comes back catches up on the stream, 200 once it has', async () => {
+    // Node c loads its read model, then is down while writes go on through node a.
+    const url = (h.pool.options as { connectionString: string }).connectionString;
+    const readModel = await openReadModel(':memory:', READ_MODEL_PARTS);
+    const status = new ReadModelStatus();
+    const options = {
+      pool: h.pool,
+      url,
+      readModel,
+      derived: DERIVED_TABLES,
+      status,
+      nodeName: 'node_c',
+    };
+    await new SyncService(options).catchUp();
+    let position = '';
+    for (let i = 0; i < 20; i++) {
+      const created = await apiRequest(a().app, {
+        method: 'POST',
+        path: '/clients',
+        token: TOKENS.owner,
+        body: { name: `While node c was down ${i}` },
+      });
+      expect(created.status).toBe(201);
+      position = created.headers['x-data-position'] as string;
+    }
+    // It comes back: loaded (its read model answers), but behind the store.
+    const sync = new SyncService(options);
+    const app = await buildApp({
+      db: h.db,
+      readModel,
+      status,
+      tokenEnv: 'test',
+      sync,
+      nodeName: 'node_c',
+      joinLagMs: 200,
+    });
+    try {
+      const joining = await app.inject({ method: 'GET', url: '/healthz' });
+      expect(joining.statusCode).toBe(503);
+      expect(joining.json<Body>()).toMatchObject({ status: 'joining', node: 'node_c' });
+      expect((joining.json<Body>().sync as Body).lagBytes).toBeGreaterThan(0);
+
+      await sync.start();
+      let health = joining;
+      for (let i = 0; i < 100 && health.statusCode !== 200; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        health = await app.inject({ method: 'GET', url: '/healthz' });
+      }
+      expect(health.json<Body>()).toMatchObject({ status: 'ok', node: 'node_c' });
+      expect(health.statusCode).toBe(200);
+      // Joined means caught up: what was written while it was down is there.
+      expect(sync.position && parseLsn(sync.position) >= parseLsn(position)).toBe(true);
+      const read = await apiRequest(app, {
+        method: 'GET',
+        path: `/clients?search=${encodeURIComponent('While node c was down 19')}`,
+        token: TOKENS.owner,
+      });
+      expect(names(read)).toEqual(['While node c was down 19']);
+    } finally {
+      await app.close();
+      await sync.stop();
+      readModel.close();
+    }
+  });
+});
+
+describe('JOIN_LAG_SECONDS', () => {
+  it('takes seconds, fractions too, and refuses what is not a bound', () => {
+    expect(loadConfig({}).joinLagMs).toBe(1000);
+    expect(loadConfig({ JOIN_LAG_SECONDS: '0.25' }).joinLagMs).toBe(250);
+    for (const [value, message] of [
+      ['0', 'JOIN_LAG_SECONDS must be more than 0'],
+      ['61', 'JOIN_LAG_SECONDS must be at most 60'],
+      ['soon', 'JOIN_LAG_SECONDS must be a number of seconds'],
+    ] as const)
+      expect(() => loadConfig({ JOIN_LAG_SECONDS: value }), value).toThrow(message);
   });
 });

@@ -44,6 +44,7 @@ export async function serve(
     logLevel: config.logLevel,
     sync,
     ...(config.nodeName === undefined ? {} : { nodeName: config.nodeName }),
+    joinLagMs: config.joinLagMs,
     recordCacheRows: config.recordCacheRows,
     answerCacheChars: config.answerCacheChars,
     tokenIdentities,

@@ -57,6 +57,11 @@ export interface AppDependencies {
   sync?: SyncService;
   /** The node's name (NODE_NAME): in /healthz, as a label of every metric, in every log line. */
   nodeName?: string;
+  /**
+   * The lag (ms) under which the node counts as joined: /healthz answers 503 after a start or
+   * a reload until the read model reaches the store's position within it (default 1 s).
+   */
+  joinLagMs?: number;
   /** How long a GET waits for the data position it needs before 503 (ms; default 10 s). */
   positionWaitMs?: number;
   /** Requests per fixed window per token (decisions 3); unset fields take DEFAULT_RATE_LIMIT. */
@@ -174,6 +179,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     status: deps.status,
     sync: deps.sync,
     node: deps.nodeName ?? null,
+    joinLagMs: deps.joinLagMs ?? 1000,
   });
   const { readWaited } = registerMetrics(app, {
     db: deps.db,
