@@ -1,10 +1,8 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApiNode, type ApiNode } from '../support/api-node.ts';
 import { dropIdleSlots } from '../support/databases.ts';
+import { balancerUp, startBalancer, type Balancer } from '../support/node-cluster.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { freePort } from '../support/server-process.ts';
 import { smallSnapshot, TOKENS } from '../support/small-snapshot.ts';
@@ -14,25 +12,23 @@ import { smallSnapshot, TOKENS } from '../support/small-snapshot.ts';
 // goes away is routed around, and a read a node refuses with 503 is answered by another.
 // `npm run test:deploy` runs it; `npm test` does not, so that it needs nothing installed.
 
-const CONFIG = path.resolve(import.meta.dirname, '../../deploy/haproxy.cfg');
-
 /** A node of the test, listening, with the requests it answered under /api/v1. */
 interface Node extends ApiNode {
   port: number;
   answered: number;
+  /** Whether it closes the connection of each POST it receives, as a node that dies would. */
+  dropsPosts: boolean;
+  /** POSTs it dropped so. */
+  dropped: number;
 }
 
 describe('deploy/haproxy.cfg in front of three nodes', () => {
   let h: Harness;
-  let dir: string;
-  let haproxy: ChildProcess;
+  let balancer: Balancer;
   let base: string;
   const nodes: Node[] = [];
 
   beforeAll(async () => {
-    const version = spawnSync('haproxy', ['-v'], { encoding: 'utf8' });
-    if (version.status !== 0)
-      throw new Error('haproxy is not installed: apt-get install haproxy (.ci/run does)');
     h = await createHarness();
     await h.importObject(smallSnapshot());
     for (const name of ['node_a', 'node_b', 'node_c']) {
@@ -40,6 +36,14 @@ describe('deploy/haproxy.cfg in front of three nodes', () => {
       const node: Node = Object.assign(await startApiNode(h, name, { answerCacheChars: 0 }), {
         port: await freePort(),
         answered: 0,
+        dropsPosts: false,
+        dropped: 0,
+      });
+      node.app.addHook('onRequest', async (request) => {
+        if (node.dropsPosts && request.method === 'POST') {
+          node.dropped++;
+          request.raw.socket.destroy();
+        }
       });
       node.app.addHook('onResponse', async (request) => {
         if (request.url.startsWith('/api/v1/')) node.answered++;
@@ -47,39 +51,15 @@ describe('deploy/haproxy.cfg in front of three nodes', () => {
       await node.app.listen({ host: '127.0.0.1', port: node.port });
       nodes.push(node);
     }
-    // The configuration as shipped, with this run's ports.
-    dir = await mkdtemp(path.join(tmpdir(), 'll-haproxy-'));
-    const listen = await freePort();
-    const servers = nodes.map((n) => `    server ${n.name} 127.0.0.1:${n.port}`).join('\n');
-    const shipped = await readFile(CONFIG, 'utf8');
-    const config = shipped
-      .replace(/^ {4}bind 127\.0\.0\.1:8080$/m, `    bind 127.0.0.1:${listen}`)
-      .replace(/(^ {4}server .*\n?)+/m, `${servers}\n`);
-    expect(config).not.toBe(shipped);
-    const file = path.join(dir, 'haproxy.cfg');
-    await writeFile(file, config);
-    const check = spawnSync('haproxy', ['-c', '-f', file], { encoding: 'utf8' });
-    expect(check.status, check.stderr + check.stdout).toBe(0);
-    haproxy = spawn('haproxy', ['-db', '-f', file], { stdio: 'ignore' });
-    base = `http://127.0.0.1:${listen}`;
-    // HAProxy answering, through a node.
-    const deadline = Date.now() + 20_000;
-    while (
-      (await fetch(`${base}/healthz`).then(
-        (r) => r.status,
-        () => 0,
-      )) !== 200
-    ) {
-      if (Date.now() > deadline) throw new Error('HAProxy did not answer through a node');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    balancer = await startBalancer(nodes.map((n) => ({ name: n.name, port: n.port })));
+    base = balancer.base;
+    await balancerUp(balancer);
   });
   afterAll(async () => {
-    haproxy?.kill('SIGTERM');
+    await balancer?.stop();
     for (const node of nodes) await node.stop();
     if (h) await dropIdleSlots(h.pool);
     await h?.close();
-    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   const get = (token: string, route = '/api/v1/projects') =>
@@ -113,6 +93,42 @@ describe('deploy/haproxy.cfg in front of three nodes', () => {
     expect(served[nodes.indexOf(home)]).toBe(3);
     expect(served.reduce((a, b) => a + b, 0)).toBe(6);
     home.status.committed(new Date(), 'everything');
+  });
+
+  it('sends a POST again on another node only when it carries an Idempotency-Key', async () => {
+    const before = counts();
+    expect((await get(TOKENS.owner)).status).toBe(200);
+    const home = nodes[delta(before).findIndex((n) => n > 0)]!;
+    // The node dies with the POST in hand: it may have committed it before dying.
+    home.dropsPosts = true;
+    const post = (name: string, key?: string) =>
+      fetch(`${base}/api/v1/clients`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${TOKENS.owner}`,
+          'content-type': 'application/json',
+          ...(key === undefined ? {} : { 'idempotency-key': key }),
+        },
+        body: JSON.stringify({ name }),
+      });
+    const without = counts();
+    // Without a key: not sent again (the client is told, and may look before it retries).
+    // HAProxy answers 502, or closes the client's connection when the node's was a reused one.
+    const answer = await post('Balancer, not retried').then(
+      (res) => res.status,
+      () => 'closed',
+    );
+    expect([502, 'closed']).toContain(answer);
+    expect(home.dropped).toBe(1);
+    expect(delta(without).reduce((a, b) => a + b, 0)).toBe(0);
+    // With a key: another node takes it, and the store's key makes a repeat harmless.
+    const withKey = counts();
+    const created = await post('Balancer, retried', randomUUID());
+    expect(created.status).toBe(201);
+    expect(home.dropped).toBe(2);
+    expect(delta(withKey)[nodes.indexOf(home)]).toBe(0);
+    expect(delta(withKey).reduce((a, b) => a + b, 0)).toBe(1);
+    home.dropsPosts = false;
   });
 
   it('routes around a node that is gone, with nothing refused', async () => {
