@@ -164,11 +164,14 @@ describe('three node processes behind HAProxy, one killed and one joining', () =
 
     // The joining node's /healthz, as the balancer's checks see it.
     const joinerHealth: { at: number; status: number }[] = [];
-    let joiner: NodeProcess | undefined;
+    const joining: { node?: NodeProcess } = {};
     const watchJoiner = async () => {
       while (!stopping) {
-        if (joiner)
-          joinerHealth.push({ at: performance.now(), status: (await nodeHealth(joiner)).status });
+        if (joining.node)
+          joinerHealth.push({
+            at: performance.now(),
+            status: (await nodeHealth(joining.node)).status,
+          });
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     };
@@ -184,7 +187,8 @@ describe('three node processes behind HAProxy, one killed and one joining', () =
     await new Promise((resolve) => setTimeout(resolve, 3_000));
 
     // A fourth node joins while the writes go on.
-    joiner = await startNodeProcess('node_d', url, { port: joinerPort });
+    const joiner = await startNodeProcess('node_d', url, { port: joinerPort });
+    joining.node = joiner;
     nodes.push(joiner);
     await nodeJoined(joiner);
     // Unauthenticated requests are balanced round robin: the joiner is asked once it is in.
