@@ -46,6 +46,12 @@ const configSchema = z.object({
       "must be 1-40 lower-case letters, digits or underscores (it names the node's replication slot)",
     )
     .optional(),
+  // The publication the node's read model follows: a shard's, made by `shard create`, holds
+  // some workspaces only (docs/scale-out.md, "Sharding"); unset: every row.
+  PUBLICATION: z
+    .string()
+    .regex(/^[a-z][a-z0-9_]{0,62}$/, 'must be a publication name (lower-case letters, digits, _)')
+    .optional(),
   // A node that starts or reloads answers /healthz 503 until it reaches the store's position
   // within this many seconds (docs/scale-out.md, "A node that joins").
   JOIN_LAG_SECONDS: z.coerce
@@ -74,6 +80,8 @@ export interface Config {
   exportSchedules: string | undefined;
   /** The node's name (NODE_NAME); undefined: a server alone, unnamed. */
   nodeName: string | undefined;
+  /** The publication followed (PUBLICATION); undefined: the read model's, every row. */
+  publication: string | undefined;
   /** The lag, in ms, under which a starting node counts as joined (JOIN_LAG_SECONDS). */
   joinLagMs: number;
 }
@@ -124,6 +132,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     exportSchedules:
       c.EXPORT_SCHEDULES === undefined ? undefined : path.resolve(c.EXPORT_SCHEDULES),
     nodeName: c.NODE_NAME,
+    publication: c.PUBLICATION,
     joinLagMs: Math.round(c.JOIN_LAG_SECONDS * 1000),
   };
 }

@@ -6,6 +6,10 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { ConfigError, loadConfig } from '../config.ts';
 import { runningStoreUrl } from '../store/embedded-postgres.ts';
 import { dropNodeSlots, listNodeSlots, NodeInUseError } from '../sync/replication/nodes.ts';
+import {
+  createShardPublication,
+  ShardPublicationError,
+} from '../sync/replication/shard-publication.ts';
 import { checkExportInput, resolveExportRequest, runExport } from '../exports/export-run.ts';
 import { EXPORT_REPORT_NAMES } from '../exports/export-reports.ts';
 import { MANIFEST_FILE, verifyManifest } from '../exports/manifest.ts';
@@ -210,6 +214,26 @@ function buildProgram(): Command {
           process.stdout.write(
             `${s.slot.padEnd(35)}  ${(s.node ?? '-').padEnd(12)}  ${(s.active ? 'yes' : 'no').padEnd(6)}  ${String(s.lagBytes).padStart(11)}  ${String(s.retainedBytes).padStart(16)}  ${(s.walStatus ?? '-').padEnd(10)}  ${s.inactiveSince?.toISOString() ?? '-'}\n`,
           );
+      });
+    });
+  program
+    .command('shard')
+    .description(
+      'create a publication of some workspaces only, for read-model nodes of a shard (PUBLICATION=<name>)',
+    )
+    .argument('<name>', 'the publication to create')
+    .argument('<workspaceIds...>', 'the workspaces it holds')
+    .action(async (name: string, workspaceIds: string[]) => {
+      await withStore(async (runtime) => {
+        const tables = await createShardPublication(runtime.pool, name, workspaceIds).catch(
+          (error: unknown) => {
+            if (error instanceof ShardPublicationError) throw new UserError(error.message);
+            throw error;
+          },
+        );
+        info(
+          `Created publication ${name}: ${tables.length} tables, rows of ${workspaceIds.length} workspace${workspaceIds.length === 1 ? '' : 's'}. Start its nodes with PUBLICATION=${name}.`,
+        );
       });
     });
   nodes

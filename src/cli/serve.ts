@@ -122,6 +122,9 @@ export function createSyncService(
     derived: DERIVED_TABLES,
     log: nodeLog(node),
     ...(node === undefined ? {} : { nodeName: node }),
+    ...(runtime.config.publication === undefined
+      ? {}
+      : { publication: runtime.config.publication }),
     onProgress: (p) =>
       progress.update(p.rows, p.estimatedRows, `table ${p.done}/${p.tables} ${p.table}`),
   });

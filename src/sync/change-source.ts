@@ -29,6 +29,8 @@ export interface SyncRun {
   costs: BatchCosts;
   /** The node's name, which its replication slots carry (NODE_NAME). */
   nodeName?: string;
+  /** The publication followed, when not the default one (SyncServiceOptions.publication). */
+  publication?: string;
 }
 
 /** What a change source reports to the service that composes it. */

@@ -13,6 +13,7 @@ import { ApplyError, findBadValue } from './apply-error.ts';
 import { asText, castText, PG_COPY_CSV, readCsv } from './csv-dialect.ts';
 import { columnNames, keyColumns, type ColumnInfo } from './copied-columns.ts';
 import { faultPoint } from './fault-points.ts';
+import { PUBLICATION } from './replication/slot.ts';
 import { sourceIdentity } from './source-identity.ts';
 import { readSyncState, writeSyncState } from '../readmodel/sync-state.ts';
 
@@ -65,6 +66,12 @@ export interface FullSyncOptions {
   chunkPages?: number;
   /** PostgreSQL connections copying slices at once, all under the same snapshot (default 2). */
   copyConnections?: number;
+  /**
+   * The publication the stream follows, when not the default one: each table is copied as it
+   * publishes it (its row filter, PostgreSQL 15+), and a table it leaves out not at all, so
+   * the copy and the stream hold the same rows.
+   */
+  publication?: string;
 }
 
 /** A slice of a table's heap, by block number (TID range scan), copied as one CSV file. */
@@ -129,11 +136,12 @@ export async function fullSync(
       await helper.query(`SET TRANSACTION SNAPSHOT '${shared.replace(/'/g, "''")}'`);
       await helper.query(VALUES_AS_DUCKDB_READS_THEM);
     }
-    const { chunks, estimatedRows } = await planChunks(
-      client,
-      tables,
-      options.chunkPages ?? CHUNK_PAGES,
-    );
+    const planned = await planChunks(client, tables, options.chunkPages ?? CHUNK_PAGES);
+    const { estimatedRows } = planned;
+    const chunks =
+      options.publication === undefined || options.publication === PUBLICATION
+        ? planned.chunks
+        : filterChunks(planned.chunks, await publishedRows(client, options.publication));
 
     await duck.run('BEGIN TRANSACTION');
     duckOpen = true;
@@ -371,6 +379,34 @@ async function sliceError(
   const keys = keyColumns(chunk.table);
   const bad = await findBadValue(duck, source, chunk.columns, keys, false).catch(() => undefined);
   return new ApplyError(chunk.table, bad, error);
+}
+
+/**
+ * How `publication` publishes each table: its row filter, or null for every row; a table it
+ * does not publish is absent.
+ */
+async function publishedRows(
+  client: pg.PoolClient,
+  publication: string,
+): Promise<Map<string, string | null>> {
+  const { rows } = await client.query<{ tablename: string; rowfilter: string | null }>(
+    `SELECT tablename, rowfilter FROM pg_publication_tables
+     WHERE pubname = $1 AND schemaname = 'public'`,
+    [publication],
+  );
+  if (rows.length === 0)
+    throw new Error(`PUBLICATION ${publication} does not exist or publishes no table`);
+  return new Map(rows.map((r) => [r.tablename, r.rowfilter]));
+}
+
+/** The slices of each table restricted to the rows the publication publishes. */
+function filterChunks(chunks: Chunk[], published: Map<string, string | null>): Chunk[] {
+  return chunks.map((chunk) => {
+    const filter = published.has(chunk.table) ? published.get(chunk.table) : 'false';
+    if (filter === null || filter === undefined) return chunk;
+    const where = chunk.where === '' ? `WHERE (${filter})` : `${chunk.where} AND (${filter})`;
+    return { ...chunk, where };
+  });
 }
 
 /** A string literal for statements that take no parameters (COPY's file name). */

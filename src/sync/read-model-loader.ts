@@ -48,6 +48,11 @@ export async function prepareForReplication(run: SyncRun): Promise<Loaded<SyncSt
  * "Positions"); undefined when nothing was loaded.
  */
 export async function prepareForChangeLog(run: SyncRun): Promise<Loaded<Lsn | undefined>> {
+  // The change log carries every row: it cannot follow a publication's share of them.
+  if (run.publication !== undefined)
+    throw new Error(
+      `PUBLICATION ${run.publication} needs logical replication, which this store does not allow`,
+    );
   await ChangeLogFollower.enableLogging(run.pool);
   const state = await readSyncState(run.duck);
   const usable =
@@ -99,6 +104,7 @@ async function loadWithNewSlot(run: SyncRun, previousSlot: string | null): Promi
       await fullSync(run.pool, run.readModel, run.derived, {
         slot: { name: slot.name, snapshotName: slot.snapshotName, lsn: slot.lsn },
         ...(run.onProgress ? { onProgress: run.onProgress } : {}),
+        ...(run.publication === undefined ? {} : { publication: run.publication }),
       }),
     );
   } catch (error) {

@@ -135,7 +135,9 @@ export class ReplicationSource implements ChangeSource {
       this.enqueue({ kind: 'keepalive', lsn: parseLsn(lsn), reply }),
     );
     stream.on('error', (error: Error) => this.events.failed(error));
-    const plugin = new RawPgoutputPlugin({ publicationNames: [PUBLICATION] });
+    const plugin = new RawPgoutputPlugin({
+      publicationNames: [this.run.publication ?? PUBLICATION],
+    });
     let started!: () => void;
     const running = new Promise<void>((resolve) => (started = resolve));
     stream.once('start', () => started());

@@ -32,6 +32,11 @@ export interface SyncServiceOptions {
   onProgress?: (progress: SyncProgress) => void;
   /** The node's name, which its replication slots carry (NODE_NAME, docs/scale-out.md). */
   nodeName?: string;
+  /**
+   * The publication followed (PUBLICATION; default ledgerline_read_model, every row): one
+   * filtered to some workspaces makes a node of a shard (docs/scale-out.md, "Sharding").
+   */
+  publication?: string;
   /** Changes held in memory before they are written into the open DuckDB transaction… */
   flushRows?: number;
   /** …or bytes of their lines (default 64 MiB), whichever comes first. */
@@ -195,6 +200,7 @@ export class SyncService {
         costs: this.metrics.batchCosts,
         ...(options.onProgress ? { onProgress: options.onProgress } : {}),
         ...(options.nodeName === undefined ? {} : { nodeName: options.nodeName }),
+        ...(options.publication === undefined ? {} : { publication: options.publication }),
       };
       const reason = await replicationUnavailable(options.pool);
       if (reason === undefined) {

@@ -25,7 +25,7 @@ export interface ApiNode {
 export async function startApiNode(
   h: Harness,
   name: string,
-  options: { answerCacheChars?: number } = {},
+  options: { answerCacheChars?: number; publication?: string } = {},
 ): Promise<ApiNode> {
   const url = (h.pool.options as { connectionString: string }).connectionString;
   const readModel = await openReadModel(':memory:', READ_MODEL_PARTS);
@@ -37,6 +37,7 @@ export async function startApiNode(
     derived: DERIVED_TABLES,
     status,
     nodeName: name,
+    ...(options.publication === undefined ? {} : { publication: options.publication }),
   });
   const app = await buildApp({
     db: h.db,
@@ -47,7 +48,9 @@ export async function startApiNode(
     sync,
     nodeName: name,
     validateResponses: true,
-    ...options,
+    ...(options.answerCacheChars === undefined
+      ? {}
+      : { answerCacheChars: options.answerCacheChars }),
   });
   await sync.start();
   await sync.waitForStore();
