@@ -15,6 +15,8 @@ describe('configuration from the environment', () => {
       answerCacheChars: 32 * 1024 * 1024,
       exportSchedules: undefined,
       nodeName: undefined,
+      publication: undefined,
+      joinLagMs: 1000,
     });
   });
 
