@@ -13,6 +13,8 @@ const READMODEL = '^src/readmodel/';
 const STORE = '^src/(store|tokens|snapshot)/';
 const SEARCH = '^src/search/';
 const SYNC = '^src/sync/';
+/** Webhooks: targets, secrets, event types, and (below the features) their producer and sender. */
+const WEBHOOKS = '^src/webhooks/';
 const LEAVES =
   '^src/(money/|time/|entities/|value-sets[.]ts$|stored-values[.]ts$|value-schemas[.]ts$|schema-doc[.]ts$|processes[.]ts$|config[.]ts$)';
 
@@ -36,7 +38,7 @@ export default {
     forbid(
       'feature-imported-from-below',
       'A feature is imported only by the app, the composition root and the exports.',
-      { path: `${KIT}|${READMODEL}|${STORE}|${SEARCH}|${SYNC}|${LEAVES}` },
+      { path: `${KIT}|${READMODEL}|${STORE}|${SEARCH}|${SYNC}|${WEBHOOKS}|${LEAVES}` },
       { path: FEATURES },
     ),
     forbid(
@@ -80,6 +82,12 @@ export default {
       'The read model imports only itself and the leaves.',
       { path: READMODEL },
       { path: '^src/', pathNot: `${READMODEL}|${LEAVES}` },
+    ),
+    forbid(
+      'webhooks-imports-up',
+      'The webhooks import the store, the sync, the read model and the leaves only.',
+      { path: WEBHOOKS },
+      { path: '^src/', pathNot: `${WEBHOOKS}|${STORE}|${SYNC}|${READMODEL}|${LEAVES}` },
     ),
     forbid(
       'store-imports-up',

@@ -17,6 +17,7 @@ describe('configuration from the environment', () => {
       nodeName: undefined,
       publication: undefined,
       joinLagMs: 1000,
+      webhookAllowPrivate: false,
     });
   });
 

@@ -52,6 +52,11 @@ const configSchema = z.object({
     .string()
     .regex(/^[a-z][a-z0-9_]{0,62}$/, 'must be a publication name (lower-case letters, digits, _)')
     .optional(),
+  // Webhooks may target loopback, link-local and private addresses (tests, on-premises use;
+  // docs/webhooks.md, "Targets").
+  WEBHOOK_ALLOW_PRIVATE: z
+    .enum(['true', 'false'], { error: 'must be true or false' })
+    .default('false'),
   // A node that starts or reloads answers /healthz 503 until it reaches the store's position
   // within this many seconds (docs/scale-out.md, "A node that joins").
   JOIN_LAG_SECONDS: z.coerce
@@ -82,6 +87,8 @@ export interface Config {
   nodeName: string | undefined;
   /** The publication followed (PUBLICATION); undefined: the read model's, every row. */
   publication: string | undefined;
+  /** Whether webhooks may target private addresses (WEBHOOK_ALLOW_PRIVATE). */
+  webhookAllowPrivate: boolean;
   /** The lag, in ms, under which a starting node counts as joined (JOIN_LAG_SECONDS). */
   joinLagMs: number;
 }
@@ -133,6 +140,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       c.EXPORT_SCHEDULES === undefined ? undefined : path.resolve(c.EXPORT_SCHEDULES),
     nodeName: c.NODE_NAME,
     publication: c.PUBLICATION,
+    webhookAllowPrivate: c.WEBHOOK_ALLOW_PRIVATE === 'true',
     joinLagMs: Math.round(c.JOIN_LAG_SECONDS * 1000),
   };
 }

@@ -180,6 +180,20 @@ export const ENDPOINTS: Record<string, Endpoint> = {
     agency: true,
     status: ownerAdmin(200),
   },
+  // Webhooks: Owner/Admin with the write scope, on any plan with API access.
+  'GET /webhooks': {
+    method: 'GET',
+    path: () => '/webhooks',
+    scope: 'write',
+    status: ownerAdmin(200),
+  },
+  'POST /webhooks': {
+    method: 'POST',
+    path: () => '/webhooks',
+    body: () => ({ url: 'https://93.184.216.34/matrix', events: ['client.created'] }),
+    scope: 'write',
+    status: ownerAdmin(201),
+  },
 };
 
 const PLANS: Plan[] = ['free', 'solo', 'studio', 'agency'];

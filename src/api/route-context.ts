@@ -16,4 +16,6 @@ export interface RouteContext {
   cursors: CursorCodec;
   /** Rows of list pages kept between requests, current with the read model's commits. */
   records: RecordCache;
+  /** Whether webhooks may target private addresses (WEBHOOK_ALLOW_PRIVATE; docs/webhooks.md). */
+  webhookAllowPrivate: boolean;
 }

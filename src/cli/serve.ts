@@ -45,6 +45,7 @@ export async function serve(
     sync,
     ...(config.nodeName === undefined ? {} : { nodeName: config.nodeName }),
     joinLagMs: config.joinLagMs,
+    webhookAllowPrivate: config.webhookAllowPrivate,
     recordCacheRows: config.recordCacheRows,
     answerCacheChars: config.answerCacheChars,
     tokenIdentities,

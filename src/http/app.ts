@@ -6,6 +6,7 @@ import type { ReadModel } from '../readmodel/read-model.ts';
 import type { ReadModelStatus } from '../readmodel/read-model-status.ts';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { clientRoutes } from '../api/clients/client.route.ts';
+import { webhookRoutes } from '../api/webhooks/webhook.route.ts';
 import { expenseRoutes } from '../api/expenses/expense.route.ts';
 import { exportRoutes } from '../exports/export.route.ts';
 import { taskRoutes } from '../api/tasks/task.route.ts';
@@ -62,6 +63,8 @@ export interface AppDependencies {
    * a reload until the read model reaches the store's position within it (default 1 s).
    */
   joinLagMs?: number;
+  /** Whether webhooks may target private addresses (WEBHOOK_ALLOW_PRIVATE; default false). */
+  webhookAllowPrivate?: boolean;
   /** How long a GET waits for the data position it needs before 503 (ms; default 10 s). */
   positionWaitMs?: number;
   /** Requests per fixed window per token (decisions 3); unset fields take DEFAULT_RATE_LIMIT. */
@@ -104,6 +107,7 @@ const ROUTE_PLUGINS: RoutePlugin[] = [
   taskRoutes,
   expenseRoutes,
   exportRoutes,
+  webhookRoutes,
 ];
 
 /** Builds the HTTP API. `server.ts` listens; tests call `app.inject()`. */
@@ -169,6 +173,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     db: deps.db,
     cursors: new CursorCodec(await loadServerSecret(deps.db, 'list-cursors')),
     records: new RecordCache(deps.status, deps.recordCacheRows),
+    webhookAllowPrivate: deps.webhookAllowPrivate ?? false,
     async read(read) {
       if (!deps.status.ready) throw readModelUnavailable();
       return connections.use(read);

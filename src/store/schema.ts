@@ -77,6 +77,36 @@ export interface SchemaMigrationTable {
   applied_at: Generated<Date>;
 }
 
+/** A webhook endpoint of a workspace (sql/postgres/0013_webhooks.sql, docs/webhooks.md). */
+export interface WebhookEndpointTable {
+  id: string;
+  workspace_id: string;
+  url: string;
+  /** null: every event type. */
+  events: string[] | null;
+  description: string | null;
+  enabled: Generated<boolean>;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_until: NullableTimestamp;
+  failing_since: NullableTimestamp;
+  disabled_reason: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** A delivery attempt of an event to an endpoint, as its log keeps it. */
+export interface WebhookAttemptTable {
+  id: Generated<string>;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  attempted_at: Timestamp;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
 /** Tables reached through Kysely. Bulk paths (import, export, sync) use COPY and cursors. */
 export interface Database extends RecordTables {
   workspaces: WorkspaceTable;
@@ -85,6 +115,8 @@ export interface Database extends RecordTables {
   api_tokens: ApiTokenTable;
   idempotency_keys: IdempotencyKeyTable;
   schema_migrations: SchemaMigrationTable;
+  webhook_endpoints: WebhookEndpointTable;
+  webhook_attempts: WebhookAttemptTable;
 }
 
 export type WorkspaceRow = Selectable<WorkspaceTable>;

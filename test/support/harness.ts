@@ -63,6 +63,8 @@ export async function createHarness(
     keepAnswers?: boolean;
     /** How long the token cache waits before it listens again after a loss (ms). */
     tokenReconnectMs?: number;
+    /** Let webhooks target private addresses, as the tests' receivers are (docs/webhooks.md). */
+    webhookAllowPrivate?: boolean;
   } = {},
 ): Promise<Harness> {
   const database = await createTestDatabase();
@@ -98,6 +100,7 @@ export async function createHarness(
       ? { rateLimit: { requests: 10_000, windowSeconds: 10 } }
       : {}),
     ...(options.dashboard ? { dashboardDir: inject('dashboardDir') } : {}),
+    ...(options.webhookAllowPrivate ? { webhookAllowPrivate: true } : {}),
   });
   let started = false;
   return {
