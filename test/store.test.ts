@@ -257,9 +257,11 @@ describe('keys that lead with the record id (0008_keys_lead_with_ids)', () => {
           /UNIQUE \(workspace_id, id\)|INDEX .*\(workspace_id, \w+_id\)$/.test(d),
         ),
       ).toEqual([]);
-      expect(after.filter((d) => d.includes('FOREIGN KEY'))).toEqual(
-        before.filter((d) => d.includes('FOREIGN KEY')),
-      );
+      // The references of the tables 0008 turned round, as they were (later tables add theirs).
+      const tablesBefore = new Set(before.map((d) => d.split(' ')[0]));
+      expect(
+        after.filter((d) => d.includes('FOREIGN KEY') && tablesBefore.has(d.split(' ')[0])),
+      ).toEqual(before.filter((d) => d.includes('FOREIGN KEY')));
       expect(after.filter((d) => d.includes('not valid'))).toEqual([]);
       expect(await count()).toBe(entries);
       expect(entries).toBeGreaterThan(0);
