@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { runCli } from '../src/cli/main.ts';
 import { WEBHOOK_EVENT_TYPES } from '../src/webhooks/event-types.ts';
 import { apiRequest, type ApiRequest, type Body } from './support/api-request.ts';
 import { createHarness, type Harness } from './support/harness.ts';
-import { smallSnapshot, TOKENS } from './support/small-snapshot.ts';
+import { ids, smallSnapshot, TOKENS } from './support/small-snapshot.ts';
 
 // Managing webhook endpoints (docs/webhooks.md): Owner and Admin tokens with the write scope
 // add, list, read, change, rotate and remove them; a target must be an http(s) URL without
@@ -195,5 +196,74 @@ describe('webhook endpoints with WEBHOOK_ALLOW_PRIVATE=true', () => {
     expect((await post('http://localhost:8999/receiver')).status).toBe(201);
     expect((await post('file:///etc/passwd')).status).toBe(422);
     expect((await post('http://a:b@127.0.0.1/')).status).toBe(422);
+  });
+});
+
+describe('npm run cli -- webhooks', () => {
+  let h: Harness;
+  const saved = { ...process.env };
+  beforeAll(async () => {
+    h = await createHarness();
+    await h.importObject(smallSnapshot());
+    process.env.DATABASE_URL = (h.pool.options as { connectionString: string }).connectionString;
+    process.env.WEBHOOK_ALLOW_PRIVATE = 'true';
+  });
+  afterAll(async () => {
+    process.env = saved;
+    await h?.close();
+  });
+
+  /** Runs the CLI with stdout and stderr captured. */
+  const cli = async (...argv: string[]) => {
+    const out: string[] = [];
+    const write = (chunk: unknown) => (out.push(String(chunk)), true);
+    const spies = [
+      vi.spyOn(process.stdout, 'write').mockImplementation(write),
+      vi.spyOn(process.stderr, 'write').mockImplementation(write),
+    ];
+    try {
+      return { code: await runCli(argv), said: out.join('') };
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+  };
+
+  it('adds, lists, replays and removes an endpoint, and refuses a bad one in one line', async () => {
+    const ws = ['--workspace', ids.workspace];
+    const added = await cli(
+      'webhooks',
+      'add',
+      ...ws,
+      'http://127.0.0.1:9/cli',
+      '--events',
+      'client.created,task.updated',
+      '--description',
+      'From the CLI, "q"',
+    );
+    expect(added.code, added.said).toBe(0);
+    const secret = /^whsec_\S+$/m.exec(added.said)?.[0];
+    expect(secret).toBeDefined();
+    const id = /Added webhook ([0-9a-f-]{36})/.exec(added.said)![1]!;
+    const listed = await cli('webhooks', 'list', ...ws);
+    expect(listed.said).toMatch(
+      new RegExp(`^${id}  active         2  http://127\\.0\\.0\\.1:9/cli$`, 'm'),
+    );
+    const replayed = await cli('webhooks', 'replay', ...ws, '--since', '2026-01-01T00:00:00Z', id);
+    expect(replayed.said).toContain(`Queued 0 events for webhook ${id}`);
+    expect((await cli('webhooks', 'deliveries', ...ws, id)).code).toBe(0);
+    for (const [argv, message] of [
+      [['webhooks', 'add', ...ws, 'http://127.0.0.1:9/x', '--events', 'nope'], 'nope'],
+      [['webhooks', 'add', ...ws, 'ftp://127.0.0.1/x'], 'url must be an http or https URL'],
+      [['webhooks', 'add', '--workspace', 'x', 'http://127.0.0.1/x'], '--workspace must be a UUID'],
+      [['webhooks', 'replay', ...ws, '--since', 'soon', id], '--since'],
+      [['webhooks', 'remove', ...ws, randomUUID()], 'No webhook'],
+    ] as const) {
+      const res = await cli(...argv);
+      expect(res.code, res.said).toBe(1);
+      expect(res.said).toContain(message);
+      expect(res.said).not.toMatch(/\n\s+at /);
+    }
+    expect((await cli('webhooks', 'remove', ...ws, id)).said).toContain(`Removed webhook ${id}`);
+    expect((await cli('webhooks', 'list', ...ws)).said).not.toContain(id);
   });
 });

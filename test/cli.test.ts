@@ -27,6 +27,9 @@ const COMMANDS = [
   'serve',
   'export-report',
   'verify',
+  'webhooks',
+  'nodes',
+  'shard',
 ];
 
 describe('the command line', () => {
@@ -44,14 +47,18 @@ describe('the command line', () => {
     }
   });
 
-  it.each([...COMMANDS, 'tokens create', 'tokens list', 'tokens revoke'])(
-    '`%s --help` names its options and exits 0',
-    async (command) => {
-      const { code, stdout } = await cli(...command.split(' '), '--help');
-      expect(code).toBe(0);
-      expect(stdout).toContain(`Usage: npm run cli -- ${command}`);
-    },
-  );
+  it.each([
+    ...COMMANDS,
+    'tokens create',
+    'tokens list',
+    'tokens revoke',
+    'webhooks add',
+    'webhooks replay',
+  ])('`%s --help` names its options and exits 0', async (command) => {
+    const { code, stdout } = await cli(...command.split(' '), '--help');
+    expect(code).toBe(0);
+    expect(stdout).toContain(`Usage: npm run cli -- ${command}`);
+  });
 
   it.each([
     [['ledger'], "unknown command 'ledger'"],

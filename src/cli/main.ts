@@ -24,6 +24,7 @@ import { createToken, listTokens, revokeToken } from '../tokens/token.repository
 import { info, UserError } from './output.ts';
 import { startProgress } from './progress.ts';
 import { serve, syncNow } from './serve.ts';
+import { registerWebhookCommands } from './webhooks-command.ts';
 
 const ENVIRONMENT =
   'Environment: DATABASE_URL, DATA_DIR (./.data), HOST (127.0.0.1), PORT (3000), TOKEN_ENV (live|test), RATE_LIMIT_REQUESTS (100 per window), RATE_LIMIT_WINDOW_SECONDS (5), EXPORT_SCHEDULES';
@@ -198,6 +199,8 @@ function buildProgram(): Command {
         info(`Revoked ${prefix}`);
       });
     });
+
+  registerWebhookCommands(program, withStore);
 
   const nodes = program
     .command('nodes')
