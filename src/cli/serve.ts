@@ -6,6 +6,9 @@ import { ExportScheduler, loadSchedules } from '../exports/schedules.ts';
 import { SyncService } from '../sync/sync-service.ts';
 import { TokenIdentityCache } from '../tokens/token-identity-cache.ts';
 import { DERIVED_TABLES } from './derived-tables.ts';
+import { WEBHOOK_RECORDS } from './webhook-records.ts';
+import { WebhookProducer } from '../webhooks/producer.ts';
+import { WebhookSender } from '../webhooks/sender.ts';
 import { info, nodeLog } from './output.ts';
 import { DASHBOARD_DIR, ensureDashboard } from './dashboard-build.ts';
 import { startProgress, type Progress } from './progress.ts';
@@ -65,7 +68,22 @@ export async function serve(
     schedules,
     log: say,
   });
+  const webhookSender = new WebhookSender({
+    pool: runtime.pool,
+    node: config.nodeName ?? hostname(),
+    allowPrivate: config.webhookAllowPrivate,
+    log: say,
+  });
+  const webhookProducer = new WebhookProducer({
+    pool: runtime.pool,
+    url: runtime.url,
+    sources: WEBHOOK_RECORDS,
+    log: say,
+    onProduced: () => webhookSender.nudge(),
+  });
   const close = async () => {
+    await webhookProducer.stop();
+    await webhookSender.stop();
     await scheduler.stop();
     await app.close();
     await tokenIdentities.close();
@@ -88,6 +106,11 @@ export async function serve(
     // every committed change as it streams in.
     await startUp.time('sync', () => sync.start());
     say(`Start-up, in seconds since the process began: ${startUp.toString()}`);
+    // Webhooks need the replication stream: a store that allows only the change log has none.
+    if (sync.metrics.mode === 'replication') {
+      webhookSender.start();
+      webhookProducer.start();
+    }
   } catch (error) {
     // A server that cannot start stops what it started, its embedded PostgreSQL included.
     await close().catch(() => undefined);

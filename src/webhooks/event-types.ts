@@ -31,6 +31,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'team_bill.deleted',
   'team_payment.recorded',
   'team_payment.reversed',
+  'team_payment.updated',
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

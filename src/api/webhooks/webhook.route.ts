@@ -77,7 +77,7 @@ export const webhookRoutes: RoutePlugin = async (app, { context }) => {
   app.get(
     '/webhooks',
     {
-      config: { access },
+      config: { access, fromStore: true },
       schema: {
         summary: "List the workspace's webhook endpoints, oldest first",
         description: DESCRIPTION,
@@ -116,7 +116,7 @@ export const webhookRoutes: RoutePlugin = async (app, { context }) => {
   app.get(
     '/webhooks/:id',
     {
-      config: { access },
+      config: { access, fromStore: true },
       schema: {
         summary: 'Get a webhook endpoint, with whether it is failing and since when',
         description: DESCRIPTION,
@@ -209,7 +209,7 @@ export const webhookRoutes: RoutePlugin = async (app, { context }) => {
   app.get(
     '/webhooks/:id/deliveries',
     {
-      config: { access },
+      config: { access, fromStore: true },
       schema: {
         summary: "The endpoint's delivery attempts, newest first",
         description: DESCRIPTION,

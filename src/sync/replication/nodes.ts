@@ -38,15 +38,18 @@ export async function listNodeSlots(pool: pg.Pool): Promise<NodeSlot[]> {
      WHERE database = current_database() AND slot_name LIKE 'ledgerline\\_%'
      ORDER BY slot_name`,
   );
-  return rows.map((r) => ({
-    slot: r.slot,
-    node: SLOT.exec(r.slot)?.[1] ?? null,
-    active: r.active,
-    lagBytes: BigInt(r.lag ?? '0'),
-    retainedBytes: BigInt(r.retained ?? '0'),
-    walStatus: r.wal_status,
-    inactiveSince: r.inactive_since === null ? null : new Date(r.inactive_since),
-  }));
+  // Read models' slots only: the webhook producer's (`ledgerline_webhooks`) is not a node's.
+  return rows
+    .filter((r) => SLOT.test(r.slot))
+    .map((r) => ({
+      slot: r.slot,
+      node: SLOT.exec(r.slot)?.[1] ?? null,
+      active: r.active,
+      lagBytes: BigInt(r.lag ?? '0'),
+      retainedBytes: BigInt(r.retained ?? '0'),
+      walStatus: r.wal_status,
+      inactiveSince: r.inactive_since === null ? null : new Date(r.inactive_since),
+    }));
 }
 
 /**

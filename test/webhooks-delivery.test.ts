@@ -1,0 +1,262 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { WEBHOOK_RECORDS } from '../src/cli/webhook-records.ts';
+import { PRODUCER_SLOT, WebhookProducer } from '../src/webhooks/producer.ts';
+import { WebhookSender } from '../src/webhooks/sender.ts';
+import { apiRequest, type ApiRequest, type Body } from './support/api-request.ts';
+import { dropIdleSlots } from './support/databases.ts';
+import { createHarness, type Harness } from './support/harness.ts';
+import { ids, smallSnapshot, TOKENS } from './support/small-snapshot.ts';
+
+// Webhooks end to end (docs/webhooks.md): real writes through the API and straight into the
+// store become events from the replication stream, delivered to a receiver inside the test,
+// each body verified with the standardwebhooks package (not with this project's signing).
+
+interface Received {
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+describe('webhook events, produced from the stream and delivered', () => {
+  let h: Harness;
+  let receiver: http.Server;
+  let base: string;
+  const received: Received[] = [];
+  /** Per path, the statuses to answer in turn (then 200). */
+  const answers = new Map<string, number[]>();
+  const producers: WebhookProducer[] = [];
+  const senders: WebhookSender[] = [];
+
+  const startNode = (node: string, options: { allowPrivate?: boolean } = {}) => {
+    const sender = new WebhookSender({
+      pool: h.pool,
+      node,
+      allowPrivate: options.allowPrivate ?? true,
+      pollMs: 50,
+      retryScheduleMs: [100, 100, 100],
+    });
+    const producer = new WebhookProducer({
+      pool: h.pool,
+      url: (h.pool.options as { connectionString: string }).connectionString,
+      sources: WEBHOOK_RECORDS,
+      retryMs: 200,
+      onProduced: () => sender.nudge(),
+    });
+    sender.start();
+    producer.start();
+    producers.push(producer);
+    senders.push(sender);
+    return { producer, sender };
+  };
+
+  beforeAll(async () => {
+    h = await createHarness({ live: true, webhookAllowPrivate: true });
+    await h.importObject(smallSnapshot());
+    await h.sync();
+    receiver = http.createServer((request, response) => {
+      let body = '';
+      request.setEncoding('utf8');
+      request.on('data', (chunk: string) => (body += chunk));
+      request.on('end', () => {
+        received.push({
+          path: request.url!,
+          headers: request.headers as Record<string, string>,
+          body,
+        });
+        const queue = answers.get(request.url!) ?? [];
+        response.writeHead(queue.shift() ?? 200).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+    startNode('node_a');
+    // The producer has its slot before the writes begin: events start from it.
+    await until(async () => producers[0]!.metrics.producing);
+  });
+  afterEach(() => {
+    received.length = 0;
+  });
+  afterAll(async () => {
+    for (const p of producers) await p.stop();
+    for (const s of senders) await s.stop();
+    receiver?.close();
+    if (h) {
+      await h.pool
+        .query('SELECT pg_drop_replication_slot($1)', [PRODUCER_SLOT])
+        .catch(() => undefined);
+      await dropIdleSlots(h.pool);
+      await h.close();
+    }
+  });
+
+  const call = (request: Omit<ApiRequest, 'token'>) =>
+    apiRequest(h.app, { token: TOKENS.owner, ...request });
+  const endpoint = async (path: string, events?: string[]) => {
+    const res = await call({
+      method: 'POST',
+      path: '/webhooks',
+      body: { url: `${base}${path}`, ...(events ? { events } : {}) },
+    });
+    expect(res.status).toBe(201);
+    return res.body.data as { id: string; secret: string };
+  };
+  /** What `path` received, verified with its secret: the parsed bodies. */
+  const verified = (path: string, secret: string) =>
+    received
+      .filter((r) => r.path === path)
+      .map((r) => ({
+        id: r.headers['webhook-id']!,
+        event: new Webhook(secret).verify(r.body, r.headers) as {
+          type: string;
+          timestamp: string;
+          data: Body;
+        },
+      }));
+
+  it('sends every change of a record as its event, signed, from the API and from another tool', async () => {
+    const { secret } = await endpoint('/all');
+    const name = 'Hooked, "quoted" \\ client 🧾\nsecond line';
+    const created = await call({ method: 'POST', path: '/clients', body: { name } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const clientId = (created.body.data as Body).id as string;
+    expect(
+      (await call({ method: 'PATCH', path: `/clients/${clientId}`, body: { name: `${name} 2` } }))
+        .status,
+    ).toBe(200);
+    const task = await call({
+      method: 'POST',
+      path: '/tasks',
+      body: { projectId: ids.project, name: 'Hooked task' },
+      headers: { 'idempotency-key': 'hooked-task' },
+    });
+    expect(task.status, JSON.stringify(task.body)).toBe(201);
+    const taskId = (task.body.data as Body).id as string;
+    expect((await call({ method: 'DELETE', path: `/tasks/${taskId}` })).status).toBe(200);
+    // Another tool writing to the store: its changes come through the stream too, and two
+    // changes of one record in one transaction are one event.
+    const tool = await h.pool.connect();
+    try {
+      await tool.query('BEGIN');
+      await tool.query("UPDATE projects SET name = 'Renamed by SQL' WHERE id = $1", [ids.project]);
+      await tool.query("UPDATE projects SET description = 'and described' WHERE id = $1", [
+        ids.project,
+      ]);
+      await tool.query('COMMIT');
+    } finally {
+      tool.release();
+    }
+    await h.pool.query("UPDATE invoices SET notes = 'by SQL' WHERE id = $1", [ids.invoice]);
+
+    await until(async () => verified('/all', secret).length >= 6);
+    const events = verified('/all', secret);
+    expect(events.map((e) => e.event.type)).toEqual([
+      'client.created',
+      'client.updated',
+      'task.created',
+      'task.deleted',
+      'project.updated',
+      'invoice.updated',
+    ]);
+    expect(events[0]!.event.data).toEqual(created.body.data);
+    expect(events[1]!.event.data.name).toBe(`${name} 2`);
+    expect(events[3]!.event.data).toEqual({ id: taskId, deletedAt: expect.any(String) });
+    expect(events[4]!.event.data).toMatchObject({
+      id: ids.project,
+      name: 'Renamed by SQL',
+      description: 'and described',
+    });
+    expect(events[5]!.event.data).toMatchObject({ id: ids.invoice, notes: 'by SQL' });
+    for (const e of events) {
+      expect(e.id).toMatch(/^msg_[a-z2-7]{26}$/);
+      expect(Date.parse(e.event.timestamp)).toBeGreaterThan(0);
+    }
+  });
+
+  it('sends only the types an endpoint asked for', async () => {
+    const { secret } = await endpoint('/invoices-only', ['invoice.updated']);
+    await call({ method: 'POST', path: '/clients', body: { name: 'Not for it' } });
+    await h.pool.query("UPDATE invoices SET notes = 'for it' WHERE id = $1", [ids.invoice]);
+    await until(async () => verified('/invoices-only', secret).length >= 1);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(verified('/invoices-only', secret).map((e) => e.event.type)).toEqual([
+      'invoice.updated',
+    ]);
+  });
+
+  it('retries a receiver that answers 500 with the same webhook-id, then logs both attempts', async () => {
+    const { id, secret } = await endpoint('/flaky', ['client.created']);
+    answers.set('/flaky', [500, 503]);
+    await call({ method: 'POST', path: '/clients', body: { name: 'Flaky receiver' } });
+    await until(async () => received.filter((r) => r.path === '/flaky').length >= 3);
+    const seen = received.filter((r) => r.path === '/flaky');
+    expect(new Set(seen.map((r) => r.headers['webhook-id'])).size).toBe(1);
+    expect(verified('/flaky', secret)).toHaveLength(3);
+    const log = await until(async () => {
+      const res = await call({ method: 'GET', path: `/webhooks/${id}/deliveries` });
+      if (res.status !== 200) throw new Error(JSON.stringify(res.body));
+      return (res.body.data as Body[]).length >= 3 ? (res.body.data as Body[]) : undefined;
+    });
+    expect(log.map((a) => a.statusCode as number)).toEqual([200, 503, 500]);
+  });
+
+  it('signs with the old secret beside the new for a day after a rotation', async () => {
+    const { id, secret: old } = await endpoint('/rotated', ['client.created']);
+    const rotated = await call({ method: 'POST', path: `/webhooks/${id}/rotate-secret` });
+    const fresh = (rotated.body.data as Body).secret as string;
+    await call({ method: 'POST', path: '/clients', body: { name: 'After a rotation' } });
+    await until(async () => received.some((r) => r.path === '/rotated'));
+    const message = received.find((r) => r.path === '/rotated')!;
+    expect(message.headers['webhook-signature']!.split(' ')).toHaveLength(2);
+    for (const secret of [old, fresh])
+      expect(() => new Webhook(secret).verify(message.body, message.headers)).not.toThrow();
+  });
+
+  it('produces each event once and sends it once with two nodes running', async () => {
+    startNode('node_b');
+    const { secret } = await endpoint('/two-nodes', ['client.created']);
+    for (let i = 0; i < 5; i++)
+      await call({ method: 'POST', path: '/clients', body: { name: `Two nodes ${i}` } });
+    await until(async () => verified('/two-nodes', secret).length >= 5);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const events = verified('/two-nodes', secret);
+    expect(events).toHaveLength(5);
+    expect(new Set(events.map((e) => e.id)).size).toBe(5);
+    expect(producers.filter((p) => p.metrics.producing)).toHaveLength(1);
+  });
+
+  it('refuses at delivery a target that the sender may not reach, and says why', async () => {
+    for (const s of senders) await s.stop();
+    const strict = new WebhookSender({
+      pool: h.pool,
+      node: 'strict',
+      allowPrivate: false,
+      pollMs: 50,
+      retryScheduleMs: [60_000],
+    });
+    strict.start();
+    senders.push(strict);
+    const { id } = await endpoint('/private', ['client.created']);
+    await call({ method: 'POST', path: '/clients', body: { name: 'To a private address' } });
+    const log = await until(async () => {
+      const res = await call({ method: 'GET', path: `/webhooks/${id}/deliveries` });
+      return (res.body.data as Body[])[0];
+    });
+    expect(log).toMatchObject({ statusCode: null, eventType: 'client.created' });
+    expect(log.error).toContain('refused: url resolves to 127.0.0.1');
+    expect(received.filter((r) => r.path === '/private')).toEqual([]);
+  });
+});
+
+/** Polls `check` until it answers something truthy (10 s at most). */
+async function until<T>(check: () => Promise<T | undefined | false>): Promise<T> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error('waited 10 s for it');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
