@@ -2,7 +2,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Registry } from 'prom-client';
 import { WEBHOOK_RECORDS } from '../src/cli/webhook-records.ts';
+import { registerWebhookMetrics } from '../src/http/webhook-metrics.ts';
 import { PRODUCER_SLOT, WebhookProducer } from '../src/webhooks/producer.ts';
 import { WebhookSender } from '../src/webhooks/sender.ts';
 import { apiRequest, type ApiRequest, type Body } from './support/api-request.ts';
@@ -225,6 +227,25 @@ describe('webhook events, produced from the stream and delivered', () => {
     expect(events).toHaveLength(5);
     expect(new Set(events.map((e) => e.id)).size).toBe(5);
     expect(producers.filter((p) => p.metrics.producing)).toHaveLength(1);
+  });
+
+  it("counts what the node produced and delivered, and each endpoint's queue, for /metrics", async () => {
+    const registry = new Registry();
+    const producing = producers.find((p) => p.metrics.producing)!;
+    const sender = senders[producers.indexOf(producing)]!;
+    const metrics = registerWebhookMetrics(registry, h.db, { producer: producing, sender });
+    // A receiver that is down: its deliveries wait in the queue.
+    const { id } = await endpoint('/down', ['client.created']);
+    answers.set('/down', [500, 500, 500, 500]);
+    await call({ method: 'POST', path: '/clients', body: { name: 'For /metrics' } });
+    await until(async () => received.some((r) => r.path === '/down'));
+    await metrics.refresh();
+    const text = await registry.metrics();
+    const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
+    expect(value('ledgerline_webhook_producing')).toBe(1);
+    expect(value('ledgerline_webhook_events_produced_total')).toBeGreaterThan(0);
+    expect(text).toMatch(/^ledgerline_webhook_delivery_latency_seconds_count \d+$/m);
+    expect(text).toContain(`ledgerline_webhook_queued{endpoint="${id}"} 1`);
   });
 
   it('refuses at delivery a target that the sender may not reach, and says why', async () => {

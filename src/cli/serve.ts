@@ -37,6 +37,19 @@ export async function serve(
   // Built again when a file it is built from changed (a second or two), so it is always the
   // code checked out.
   await startUp.time('dashboard', () => ensureDashboard());
+  const webhookSender = new WebhookSender({
+    pool: runtime.pool,
+    node: config.nodeName ?? hostname(),
+    allowPrivate: config.webhookAllowPrivate,
+    log: say,
+  });
+  const webhookProducer = new WebhookProducer({
+    pool: runtime.pool,
+    url: runtime.url,
+    sources: WEBHOOK_RECORDS,
+    log: say,
+    onProduced: () => webhookSender.nudge(),
+  });
   const appStarted = process.uptime();
   const app = await buildApp({
     dashboardDir: DASHBOARD_DIR,
@@ -48,6 +61,7 @@ export async function serve(
     sync,
     ...(config.nodeName === undefined ? {} : { nodeName: config.nodeName }),
     joinLagMs: config.joinLagMs,
+    webhooks: { producer: webhookProducer, sender: webhookSender },
     webhookAllowPrivate: config.webhookAllowPrivate,
     recordCacheRows: config.recordCacheRows,
     answerCacheChars: config.answerCacheChars,
@@ -67,19 +81,6 @@ export async function serve(
     status: runtime.status,
     schedules,
     log: say,
-  });
-  const webhookSender = new WebhookSender({
-    pool: runtime.pool,
-    node: config.nodeName ?? hostname(),
-    allowPrivate: config.webhookAllowPrivate,
-    log: say,
-  });
-  const webhookProducer = new WebhookProducer({
-    pool: runtime.pool,
-    url: runtime.url,
-    sources: WEBHOOK_RECORDS,
-    log: say,
-    onProduced: () => webhookSender.nudge(),
   });
   const close = async () => {
     await webhookProducer.stop();

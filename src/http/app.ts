@@ -38,6 +38,7 @@ import { registerDataPositions } from './data-position.ts';
 import { registerErrorHandling } from './error-handler.ts';
 import type { RouteContext } from '../api/route-context.ts';
 import { registerHealthRoutes } from './health.route.ts';
+import type { WebhookParts } from './webhook-metrics.ts';
 import { meRoutes } from './me.route.ts';
 import { registerMetrics } from './metrics.ts';
 import { readModelMemory } from '../readmodel/read-model-memory.ts';
@@ -63,6 +64,8 @@ export interface AppDependencies {
    * a reload until the read model reaches the store's position within it (default 1 s).
    */
   joinLagMs?: number;
+  /** The node's webhook producer and sender, for /metrics (src/http/webhook-metrics.ts). */
+  webhooks?: WebhookParts;
   /** Whether webhooks may target private addresses (WEBHOOK_ALLOW_PRIVATE; default false). */
   webhookAllowPrivate?: boolean;
   /** How long a GET waits for the data position it needs before 503 (ms; default 10 s). */
@@ -192,6 +195,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     sync: deps.sync,
     ...(deps.nodeName === undefined ? {} : { node: deps.nodeName }),
     readModelMemory: () => connections.use(readModelMemory),
+    ...(deps.webhooks ? { webhooks: deps.webhooks } : {}),
   });
   connections.onWait = readWaited;
   registerDataPositions(app, {

@@ -6,6 +6,7 @@ import type { ReadModelStatus } from '../readmodel/read-model-status.ts';
 import type { Database } from '../store/schema.ts';
 import type { SyncMetrics, SyncService } from '../sync/sync-service.ts';
 import { measureLag, slotHealth } from './health.route.ts';
+import { registerWebhookMetrics, type WebhookParts } from './webhook-metrics.ts';
 
 interface MetricsDependencies {
   db: Kysely<Database>;
@@ -15,6 +16,8 @@ interface MetricsDependencies {
   readModelMemory?: () => Promise<{ tag: string; bytes: number }[]>;
   /** The node's name (NODE_NAME): a `node` label on every metric, for a scrape of many nodes. */
   node?: string;
+  /** The node's webhook producer and sender, when it runs them. */
+  webhooks?: WebhookParts;
 }
 
 /** A gauge or counter whose value is read from the sync's own figures at each scrape. */
@@ -172,6 +175,8 @@ export function registerMetrics(
     registers,
   });
 
+  const webhooks = deps.webhooks && registerWebhookMetrics(registry, deps.db, deps.webhooks);
+
   const labelNames = ['method', 'route', 'status_code'] as const;
   const requests = new Counter({
     name: 'ledgerline_http_requests_total',
@@ -224,6 +229,7 @@ export function registerMetrics(
     lagSeconds.set(lag.seconds);
     lagBytes.set(lag.bytes);
     slotRetained.set(slot ? Number(slot.retainedBytes) : 0);
+    await webhooks?.refresh();
     if (deps.readModelMemory && deps.status.ready) {
       duckdbMemory.reset();
       for (const { tag, bytes } of await deps.readModelMemory()) duckdbMemory.set({ tag }, bytes);

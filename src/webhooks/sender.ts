@@ -56,7 +56,9 @@ interface Claimed {
  * same record to that endpoint is pending.
  */
 export class WebhookSender {
-  readonly metrics = { delivered: 0, failedAttempts: 0, failed: 0, latencyMs: [] as number[] };
+  readonly metrics = { delivered: 0, failedAttempts: 0, failed: 0 };
+  /** Told of each delivery: ms from its event's commit to the receiver's 2xx (/metrics). */
+  readonly onDelivered: ((latencyMs: number) => void)[] = [];
   private readonly inFlight = new Map<string, number>();
   private running = 0;
   private stopped = true;
@@ -192,8 +194,8 @@ export class WebhookSender {
     }
     if (ok) {
       this.metrics.delivered++;
-      this.metrics.latencyMs.push(Date.now() - d.occurred_at.getTime());
-      if (this.metrics.latencyMs.length > 10_000) this.metrics.latencyMs.splice(0, 5_000);
+      const latency = Date.now() - d.occurred_at.getTime();
+      for (const listener of this.onDelivered) listener(latency);
     } else {
       this.metrics.failedAttempts++;
       if (gaveUp) this.metrics.failed++;
