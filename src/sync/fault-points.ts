@@ -10,7 +10,10 @@ export type FaultPoint =
   | 'batch:before-write'
   | 'batch:before-commit'
   | 'batch:before-ack'
-  | 'batch:after-ack';
+  | 'batch:after-ack'
+  | 'webhooks:before-outbox'
+  | 'webhooks:before-ack'
+  | 'webhooks:mid-delivery';
 
 export function faultPoint(name: FaultPoint): void {
   if (process.env.LEDGERLINE_CRASH_AT === name) process.kill(process.pid, 'SIGKILL');

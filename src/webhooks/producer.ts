@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { LogicalReplicationService } from 'pg-logical-replication';
+import { faultPoint } from '../sync/fault-points.ts';
 import { formatLsn } from '../sync/lsn.ts';
 import { RawPgoutputPlugin } from '../sync/replication/raw-pgoutput-plugin.ts';
 import { PUBLICATION } from '../sync/replication/slot.ts';
@@ -110,6 +111,7 @@ export class WebhookProducer {
         changes = [];
         this.chain = this.chain.then(async () => {
           await this.produce(transaction, read.endLsn, read.commitTime);
+          faultPoint('webhooks:before-ack');
           confirmed = read.endLsn;
           await confirm(confirmed, false);
         });
@@ -149,6 +151,7 @@ export class WebhookProducer {
       const rendered: { event: PendingEvent; body: string }[] = [];
       for (const event of events)
         rendered.push({ event, body: await this.body(client, event, commitTime) });
+      faultPoint('webhooks:before-outbox');
       await client.query('BEGIN');
       for (const { event, body } of rendered) {
         await client.query(

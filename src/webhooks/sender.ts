@@ -3,6 +3,7 @@ import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type pg from 'pg';
 import { Webhook } from 'standardwebhooks';
+import { faultPoint } from '../sync/fault-points.ts';
 import { checkTarget } from './target.ts';
 
 /**
@@ -29,6 +30,8 @@ export interface SenderOptions {
   perEndpoint?: number;
   /** How often it looks for due deliveries when nothing told it (default 250 ms). */
   pollMs?: number;
+  /** How long a claim holds a delivery (default 30 s, longer than an attempt can take). */
+  claimMs?: number;
   /** The waits after each failed attempt (default RETRY_SCHEDULE_MS). */
   retryScheduleMs?: readonly number[];
   log?: (line: string) => void;
@@ -122,7 +125,7 @@ export class WebhookSender {
               e.previous_secret, e.previous_secret_until, v.type, v.body, v.occurred_at
        FROM claimed c JOIN webhook_endpoints e ON e.id = c.endpoint_id
        JOIN webhook_events v ON v.id = c.event_id ORDER BY c.seq`,
-      [room, this.options.node, busy, `${CLAIM_MS} milliseconds`],
+      [room, this.options.node, busy, `${this.options.claimMs ?? CLAIM_MS} milliseconds`],
     );
     for (const delivery of rows) {
       this.running++;
@@ -140,6 +143,7 @@ export class WebhookSender {
   private async attempt(d: Claimed): Promise<void> {
     const started = new Date();
     const result = await this.send(d);
+    faultPoint('webhooks:mid-delivery');
     const durationMs = Date.now() - started.getTime();
     const ok = result.status !== null && result.status >= 200 && result.status < 300;
     const schedule = this.options.retryScheduleMs ?? RETRY_SCHEDULE_MS;
