@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPool } from '../src/store/database.ts';
 import type { FaultPoint } from '../src/sync/fault-points.ts';
 import { newWebhookSecret } from '../src/webhooks/secret.ts';
-import { PRODUCER_SLOT } from '../src/webhooks/producer.ts';
+import { producerSlotName } from '../src/webhooks/producer.ts';
 import { createTestDatabase } from './support/databases.ts';
 import { importObject } from './support/import-object.ts';
 import { ids, smallSnapshot } from './support/small-snapshot.ts';
@@ -72,7 +72,7 @@ describe('webhooks across a kill -9', () => {
         );
         // Events start at the slot: made before the writes.
         await pool.query("SELECT pg_create_logical_replication_slot($1, 'pgoutput')", [
-          PRODUCER_SLOT,
+          await producerSlotName(pool),
         ]);
         const names = [1, 2, 3].map((i) => `Crash ${crashAt} ${i}, "q" 🧾`);
         for (const name of names)
@@ -118,7 +118,7 @@ describe('webhooks across a kill -9', () => {
         }
       } finally {
         await pool
-          .query('SELECT pg_drop_replication_slot($1)', [PRODUCER_SLOT])
+          .query('SELECT pg_drop_replication_slot($1)', [await producerSlotName(pool)])
           .catch(() => undefined);
         await pool.end();
         await database.drop();

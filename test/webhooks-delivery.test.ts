@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
 import { WEBHOOK_RECORDS } from '../src/cli/webhook-records.ts';
 import { registerWebhookMetrics } from '../src/http/webhook-metrics.ts';
-import { PRODUCER_SLOT, WebhookProducer } from '../src/webhooks/producer.ts';
+import { producerSlotName, WebhookProducer } from '../src/webhooks/producer.ts';
 import { WebhookSender } from '../src/webhooks/sender.ts';
 import { apiRequest, type ApiRequest, type Body } from './support/api-request.ts';
 import { dropIdleSlots } from './support/databases.ts';
@@ -29,6 +29,8 @@ describe('webhook events, produced from the stream and delivered', () => {
   const received: Received[] = [];
   /** Per path, the statuses to answer in turn (then 200). */
   const answers = new Map<string, number[]>();
+  /** Requests to /hang, never answered until the end. */
+  const hung: http.ServerResponse[] = [];
   const producers: WebhookProducer[] = [];
   const senders: WebhookSender[] = [];
 
@@ -39,6 +41,7 @@ describe('webhook events, produced from the stream and delivered', () => {
       allowPrivate: options.allowPrivate ?? true,
       pollMs: 50,
       retryScheduleMs: [100, 100, 100],
+      attemptTimeoutMs: 1000,
     });
     const producer = new WebhookProducer({
       pool: h.pool,
@@ -68,6 +71,10 @@ describe('webhook events, produced from the stream and delivered', () => {
           headers: request.headers as Record<string, string>,
           body,
         });
+        if (request.url === '/hang') {
+          hung.push(response);
+          return;
+        }
         const queue = answers.get(request.url!) ?? [];
         response.writeHead(queue.shift() ?? 200).end();
       });
@@ -84,10 +91,11 @@ describe('webhook events, produced from the stream and delivered', () => {
   afterAll(async () => {
     for (const p of producers) await p.stop();
     for (const s of senders) await s.stop();
+    for (const response of hung) response.end();
     receiver?.close();
     if (h) {
       await h.pool
-        .query('SELECT pg_drop_replication_slot($1)', [PRODUCER_SLOT])
+        .query('SELECT pg_drop_replication_slot($1)', [await producerSlotName(h.pool)])
         .catch(() => undefined);
       await dropIdleSlots(h.pool);
       await h.close();
@@ -154,23 +162,28 @@ describe('webhook events, produced from the stream and delivered', () => {
 
     await until(async () => verified('/all', secret).length >= 6);
     const events = verified('/all', secret);
-    expect(events.map((e) => e.event.type)).toEqual([
+    // Records go out in parallel; one record's events, in commit order.
+    expect(events.map((e) => e.event.type).sort()).toEqual([
       'client.created',
       'client.updated',
+      'invoice.updated',
+      'project.updated',
       'task.created',
       'task.deleted',
-      'project.updated',
-      'invoice.updated',
     ]);
-    expect(events[0]!.event.data).toEqual(created.body.data);
-    expect(events[1]!.event.data.name).toBe(`${name} 2`);
-    expect(events[3]!.event.data).toEqual({ id: taskId, deletedAt: expect.any(String) });
-    expect(events[4]!.event.data).toMatchObject({
+    const of = (type: string) => events.find((e) => e.event.type === type)!;
+    const order = (type: string) => events.indexOf(of(type));
+    expect(order('client.created')).toBeLessThan(order('client.updated'));
+    expect(order('task.created')).toBeLessThan(order('task.deleted'));
+    expect(of('client.created').event.data).toEqual(created.body.data);
+    expect(of('client.updated').event.data.name).toBe(`${name} 2`);
+    expect(of('task.deleted').event.data).toEqual({ id: taskId, deletedAt: expect.any(String) });
+    expect(of('project.updated').event.data).toMatchObject({
       id: ids.project,
       name: 'Renamed by SQL',
       description: 'and described',
     });
-    expect(events[5]!.event.data).toMatchObject({ id: ids.invoice, notes: 'by SQL' });
+    expect(of('invoice.updated').event.data).toMatchObject({ id: ids.invoice, notes: 'by SQL' });
     for (const e of events) {
       expect(e.id).toMatch(/^msg_[a-z2-7]{26}$/);
       expect(Date.parse(e.event.timestamp)).toBeGreaterThan(0);
@@ -246,6 +259,20 @@ describe('webhook events, produced from the stream and delivered', () => {
     expect(value('ledgerline_webhook_events_produced_total')).toBeGreaterThan(0);
     expect(text).toMatch(/^ledgerline_webhook_delivery_latency_seconds_count \d+$/m);
     expect(text).toContain(`ledgerline_webhook_queued{endpoint="${id}"} 1`);
+  });
+
+  it('keeps sending to other endpoints while one hangs, and logs the hang as no answer', async () => {
+    const hanging = await endpoint('/hang', ['client.created']);
+    const { secret } = await endpoint('/beside-a-hang', ['client.created']);
+    for (let i = 0; i < 6; i++)
+      await call({ method: 'POST', path: '/clients', body: { name: `Beside a hang ${i}` } });
+    await until(async () => verified('/beside-a-hang', secret).length >= 6);
+    const log = await until(async () => {
+      const res = await call({ method: 'GET', path: `/webhooks/${hanging.id}/deliveries` });
+      return (res.body.data as Body[])[0];
+    });
+    expect(log).toMatchObject({ statusCode: null, error: 'no answer within 1 s' });
+    expect(log.durationMs).toBeGreaterThanOrEqual(1000);
   });
 
   it('refuses at delivery a target that the sender may not reach, and says why', async () => {

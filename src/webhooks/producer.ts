@@ -7,8 +7,17 @@ import { PUBLICATION } from '../sync/replication/slot.ts';
 import { ChangeReader, type Row, type RowChange } from './change-reader.ts';
 import { eventsOf, type PendingEvent, type WebhookRecordSource } from './events.ts';
 
-/** The one slot the events are produced from; streaming it is the producer's lock. */
-export const PRODUCER_SLOT = 'ledgerline_webhooks';
+/**
+ * The one slot of a store the events are produced from; streaming it is the producer's lock.
+ * Slot names are the cluster's, not a database's: the database's oid keeps two stores of one
+ * PostgreSQL apart (`ledgerline_webhooks_<oid>`).
+ */
+export async function producerSlotName(pool: pg.Pool): Promise<string> {
+  const { rows } = await pool.query<{ oid: string }>(
+    'SELECT oid::text FROM pg_database WHERE datname = current_database()',
+  );
+  return `ledgerline_webhooks_${rows[0]!.oid}`;
+}
 
 export interface ProducerOptions {
   pool: pg.Pool;
@@ -24,7 +33,7 @@ export interface ProducerOptions {
 
 /**
  * Produces the webhook events (docs/webhooks.md, "The producer"). Every node runs one; the
- * one that streams the slot `ledgerline_webhooks` produces, since PostgreSQL lets one
+ * one that streams the store's slot `ledgerline_webhooks_<oid>` produces, since PostgreSQL lets one
  * connection stream a slot at a time; the others try again every `retryMs` and take over when
  * its connection ends. For each committed transaction it writes the events and their
  * deliveries in one transaction of the store, and only then confirms the transaction's end
@@ -60,8 +69,7 @@ export class WebhookProducer {
   private async attempt(): Promise<void> {
     if (this.stopped) return;
     try {
-      await this.ensureSlot();
-      await this.subscribe();
+      await this.subscribe(await this.ensureSlot());
     } catch (error) {
       this.metrics.producing = false;
       const code = (error as { code?: string }).code;
@@ -75,21 +83,23 @@ export class WebhookProducer {
     }
   }
 
-  private async ensureSlot(): Promise<void> {
+  private async ensureSlot(): Promise<string> {
+    const slot = await producerSlotName(this.options.pool);
     const { rowCount } = await this.options.pool.query(
       'SELECT 1 FROM pg_replication_slots WHERE slot_name = $1',
-      [PRODUCER_SLOT],
+      [slot],
     );
-    if (rowCount) return;
+    if (rowCount) return slot;
     await this.options.pool
-      .query("SELECT pg_create_logical_replication_slot($1, 'pgoutput')", [PRODUCER_SLOT])
+      .query("SELECT pg_create_logical_replication_slot($1, 'pgoutput')", [slot])
       .catch((error: { code?: string }) => {
         // 42710: another node made it meanwhile.
         if (error.code !== '42710') throw error;
       });
+    return slot;
   }
 
-  private subscribe(): Promise<void> {
+  private subscribe(slot: string): Promise<void> {
     const stream = new LogicalReplicationService(
       { connectionString: this.options.url, options: '-c TimeZone=UTC -c DateStyle=ISO,YMD' },
       { acknowledge: { auto: false, timeoutSeconds: 0 }, flowControl: { enabled: false } },
@@ -128,18 +138,20 @@ export class WebhookProducer {
       if (reply) void this.chain.then(() => confirm(confirmed, true));
     });
     stream.on('error', () => undefined);
-    this.metrics.producing = true;
-    this.options.log?.('webhooks: producing events from the store');
-    return stream
-      .subscribe(new RawPgoutputPlugin({ publicationNames: [PUBLICATION] }), PRODUCER_SLOT)
-      .then(
-        () => {
-          throw new Error('the producer stream ended');
-        },
-        (error: unknown) => {
-          throw error;
-        },
-      );
+    // Producing once the server has started streaming the slot to this connection, not before:
+    // a node refused it (another streams it) never counts as producing.
+    stream.once('start', () => {
+      this.metrics.producing = true;
+      this.options.log?.('webhooks: producing events from the store');
+    });
+    return stream.subscribe(new RawPgoutputPlugin({ publicationNames: [PUBLICATION] }), slot).then(
+      () => {
+        throw new Error('the producer stream ended');
+      },
+      (error: unknown) => {
+        throw error;
+      },
+    );
   }
 
   /** Writes a transaction's events and their deliveries, in one transaction of the store. */

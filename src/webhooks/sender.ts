@@ -30,6 +30,8 @@ export interface SenderOptions {
   perEndpoint?: number;
   /** How often it looks for due deliveries when nothing told it (default 250 ms). */
   pollMs?: number;
+  /** How long an attempt waits for an answer (default 10 s). */
+  attemptTimeoutMs?: number;
   /** How long a claim holds a delivery (default 30 s, longer than an attempt can take). */
   claimMs?: number;
   /** The waits after each failed attempt (default RETRY_SCHEDULE_MS). */
@@ -229,7 +231,7 @@ export class WebhookSender {
         {
           method: 'POST',
           lookup,
-          timeout: ATTEMPT_TIMEOUT_MS,
+          timeout: this.options.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS,
           headers: {
             'content-type': 'application/json',
             'content-length': Buffer.byteLength(d.body),
@@ -247,7 +249,11 @@ export class WebhookSender {
         },
       );
       request.on('timeout', () =>
-        request.destroy(new Error(`no answer within ${ATTEMPT_TIMEOUT_MS / 1000} s`)),
+        request.destroy(
+          new Error(
+            `no answer within ${(this.options.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS) / 1000} s`,
+          ),
+        ),
       );
       request.on('error', (error) => resolve({ status: null, error: error.message }));
       request.end(d.body);

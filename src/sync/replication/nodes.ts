@@ -38,7 +38,7 @@ export async function listNodeSlots(pool: pg.Pool): Promise<NodeSlot[]> {
      WHERE database = current_database() AND slot_name LIKE 'ledgerline\\_%'
      ORDER BY slot_name`,
   );
-  // Read models' slots only: the webhook producer's (`ledgerline_webhooks`) is not a node's.
+  // Read models' slots only: the webhook producer's (`ledgerline_webhooks_<oid>`) is not a node's.
   return rows
     .filter((r) => SLOT.test(r.slot))
     .map((r) => ({
