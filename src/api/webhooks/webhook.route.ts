@@ -13,7 +13,7 @@ import {
   type RoutePlugin,
 } from '../route-schema.ts';
 import type { RouteContext } from '../route-context.ts';
-import { listResponse, singleResponse } from '../schema-parts.ts';
+import { singleResponse } from '../schema-parts.ts';
 import { runWrite, writeAnswer } from '../write.ts';
 import { parseBody } from '../write-body.ts';
 import { webhookCreateInput, webhookReplayInput, webhookUpdateInput } from './webhook.input.ts';
@@ -38,6 +38,15 @@ import {
 const access = { roles: OWNER_ADMIN, scope: 'write' as const };
 const DESCRIPTION = 'Who may call: Owner, Admin; write scope.';
 const pageQuery = z.object({ cursor: cursorParam.optional(), limit: limitParam.optional() });
+/**
+ * A page of a list the store answers: JSON only (the read model's lists also answer Arrow:
+ * src/http/arrow-answer.ts).
+ */
+const pageOf = <T extends z.ZodType>(record: T) =>
+  z.object({
+    data: z.array(record),
+    pagination: z.object({ limit: z.int(), nextCursor: z.string().nullable() }),
+  });
 const READ_ERRORS = { 404: ['not_found'], 422: ['validation_failed', 'invalid_cursor'] } as const;
 
 /** The URL's host resolved now: 422 naming the field when it may not be a target. */
@@ -82,7 +91,7 @@ export const webhookRoutes: RoutePlugin = async (app, { context }) => {
         summary: "List the workspace's webhook endpoints, oldest first",
         description: DESCRIPTION,
         querystring: pageQuery,
-        response: responses({ 200: listResponse(webhookRecord) }, READ_ERRORS),
+        response: responses({ 200: pageOf(webhookRecord) }, READ_ERRORS),
       },
     },
     async (request) => {
@@ -215,7 +224,7 @@ export const webhookRoutes: RoutePlugin = async (app, { context }) => {
         description: DESCRIPTION,
         params: idParams,
         querystring: pageQuery,
-        response: responses({ 200: listResponse(webhookAttemptRecord) }, READ_ERRORS),
+        response: responses({ 200: pageOf(webhookAttemptRecord) }, READ_ERRORS),
       },
     },
     async (request) => {
