@@ -190,6 +190,23 @@ describe('webhook events, produced from the stream and delivered', () => {
     }
   });
 
+  it("sends a payee's change with its rates and credits, as GET answers it", async () => {
+    const { secret } = await endpoint('/payees', ['payee.updated']);
+    await h.pool.query('UPDATE payees SET name = \'Payee, "renamed" 🧾\' WHERE id = $1', [
+      ids.payee,
+    ]);
+    const [event] = await until(async () => {
+      const got = verified('/payees', secret);
+      return got.length > 0 ? got : undefined;
+    });
+    await h.sync();
+    const read = await call({ method: 'GET', path: `/team-payouts/payees/${ids.payee}` });
+    expect(read.status).toBe(200);
+    expect(event!.event.type).toBe('payee.updated');
+    expect(event!.event.data).toEqual(read.body.data);
+    expect((event!.event.data.rates as Body[]).length).toBeGreaterThan(0);
+  });
+
   it('sends only the types an endpoint asked for', async () => {
     const { secret } = await endpoint('/invoices-only', ['invoice.updated']);
     await call({ method: 'POST', path: '/clients', body: { name: 'Not for it' } });

@@ -5,6 +5,7 @@ import { invoiceRowToRecord } from '../api/invoices/invoice.record.ts';
 import { projectRowToRecord } from '../api/projects/project.record.ts';
 import { taskRowToRecord } from '../api/tasks/task.record.ts';
 import { timeEntryRowToRecord } from '../api/time-entries/time-entry.record.ts';
+import { assemblePayee, PAYEE_PARTS_SQL } from '../reports/team-payouts/payees.ts';
 import type { WebhookRecordSource } from '../webhooks/events.ts';
 
 /**
@@ -35,4 +36,14 @@ export const WEBHOOK_RECORDS: readonly WebhookRecordSource[] = [
   { table: 'time_entries', kind: 'time_entry', render: async (row) => timeEntryRowToRecord(row) },
   { table: 'expenses', kind: 'expense', render: async (row) => expenseRowToRecord(row) },
   { table: 'invoices', kind: 'invoice', render: async (row) => invoiceRowToRecord(row) },
+  {
+    table: 'payees',
+    kind: 'payee',
+    render: async (row, { query }) =>
+      assemblePayee(
+        row,
+        await query(PAYEE_PARTS_SQL.rates, [row.id]),
+        await query(PAYEE_PARTS_SQL.credits, [row.id]),
+      ),
+  },
 ];

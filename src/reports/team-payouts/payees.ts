@@ -65,14 +65,39 @@ async function payeeRecords(
   ).getRowObjectsJS();
   return rows.map((row) => {
     const id = text(row.id)!;
-    return {
-      ...beforeAudit(payeeFields(row), {
-        rates: rates.filter((r) => text(r.payee_id) === id).map((r) => rateFields(r)),
-        credits: credits.filter((c) => text(c.payee_id) === id).map((c) => creditFields(c)),
-      }),
-      links: links(`/app/team-payouts/payees/${id}`, { payeeId: id }),
-    };
+    return assemblePayee(
+      row,
+      rates.filter((r) => text(r.payee_id) === id),
+      credits.filter((c) => text(c.payee_id) === id),
+    );
   });
+}
+
+/** The columns of a payee's live rates and credits, in the order its record lists them. */
+export const PAYEE_PARTS_SQL = {
+  rates: `SELECT ${selectColumns(payeeRateEntity)} FROM payee_rates r
+          WHERE r.deleted_at IS NULL AND r.payee_id = $1 ORDER BY r.effective_from, r.id`,
+  credits: `SELECT ${selectColumns(payeeCreditEntity)} FROM payee_credits r
+            WHERE r.deleted_at IS NULL AND r.payee_id = $1 ORDER BY r.created_at, r.id`,
+};
+
+/**
+ * A payee's record from its row and its live rates and credits (rows of either store: the
+ * webhook events build it from PostgreSQL's, src/cli/webhook-records.ts).
+ */
+export function assemblePayee(
+  row: Record<string, unknown>,
+  rates: Record<string, unknown>[],
+  credits: Record<string, unknown>[],
+): PayeeRecord {
+  const id = text(row.id)!;
+  return {
+    ...beforeAudit(payeeFields(row), {
+      rates: rates.map((r) => rateFields(r)),
+      credits: credits.map((c) => creditFields(c)),
+    }),
+    links: links(`/app/team-payouts/payees/${id}`, { payeeId: id }),
+  };
 }
 
 export const payeeList: ListEndpoint<PayeeListQuery> = {
