@@ -14,7 +14,7 @@ import {
 } from '../route-schema.ts';
 import type { RouteContext } from '../route-context.ts';
 import { singleResponse } from '../schema-parts.ts';
-import { runWrite, writeAnswer } from '../write.ts';
+import { runUpdate, runWrite } from '../write.ts';
 import { parseBody } from '../write-body.ts';
 import { webhookCreateInput, webhookReplayInput, webhookUpdateInput } from './webhook.input.ts';
 import {
@@ -156,13 +156,13 @@ export const webhookRoutes: RoutePlugin = async (app, { context }) => {
     async (request) => {
       const caller = request.caller;
       const { id } = request.params;
-      if (!(await findWebhook(context.db, caller.workspaceId, id))) throw notFound();
-      const input = parseBody(webhookUpdateInput, request.body);
-      if (input.url !== undefined) await checkedUrl(context, input.url);
-      return runWrite(context, request, async (trx) => {
-        if (!(await findWebhook(trx, caller.workspaceId, id, { forUpdate: true })))
-          throw notFound();
-        return { data: webhookRowToRecord(await updateWebhook(trx, id, input)) };
+      return runUpdate(context, request, {
+        find: (trx) => findWebhook(trx, caller.workspaceId, id, { forUpdate: true }),
+        parse: () => parseBody(webhookUpdateInput, request.body),
+        write: async (trx, _endpoint, input) => {
+          if (input.url !== undefined) await checkedUrl(context, input.url);
+          return { data: webhookRowToRecord(await updateWebhook(trx, id, input)) };
+        },
       });
     },
   );
@@ -181,7 +181,7 @@ export const webhookRoutes: RoutePlugin = async (app, { context }) => {
     async (request) => {
       const caller = request.caller;
       const { id } = request.params;
-      return context.db.transaction().execute(async (trx) => {
+      return runWrite(context, request, async (trx) => {
         const row = await findWebhook(trx, caller.workspaceId, id, { forUpdate: true });
         if (!row) throw notFound();
         await deleteWebhook(trx, id);
@@ -204,13 +204,11 @@ export const webhookRoutes: RoutePlugin = async (app, { context }) => {
     async (request) => {
       const caller = request.caller;
       const { id } = request.params;
-      return context.db.transaction().execute(async (trx) => {
+      return runWrite(context, request, async (trx) => {
         if (!(await findWebhook(trx, caller.workspaceId, id, { forUpdate: true })))
           throw notFound();
         const row = await rotateWebhookSecret(trx, id);
-        const body = { data: { ...webhookRowToRecord(row), secret: row.secret } };
-        writeAnswer(request, 200, body);
-        return body;
+        return { data: { ...webhookRowToRecord(row), secret: row.secret } };
       });
     },
   );
@@ -273,11 +271,10 @@ export const webhookRoutes: RoutePlugin = async (app, { context }) => {
     async (request, reply) => {
       const caller = request.caller;
       const { id } = request.params;
-      if (!(await findWebhook(context.db, caller.workspaceId, id))) throw notFound();
-      const { since } = parseBody(webhookReplayInput, request.body);
       const queued = await context.db.transaction().execute(async (trx) => {
         const endpoint = await findWebhook(trx, caller.workspaceId, id, { forUpdate: true });
         if (!endpoint) throw notFound();
+        const { since } = parseBody(webhookReplayInput, request.body);
         return replayWebhook(trx, endpoint, since);
       });
       return reply.status(202).send({ data: { queued } });
