@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { cString, pgTimestamp } from '../sync/replication/pgoutput-decoder.ts';
 
 /** A row as `pg` returns it from a SELECT: each value parsed by its type, as the store's own reads see it. */
 export type Row = Record<string, unknown>;
@@ -47,7 +48,7 @@ export class ChangeReader {
         return {
           tag: 'commit',
           endLsn: buffer.readBigUInt64BE(10),
-          commitTime: new Date(Number(buffer.readBigInt64BE(18) / 1000n) + PG_EPOCH_MS),
+          commitTime: pgTimestamp(buffer.readBigInt64BE(18)),
         };
       case 0x52: // 'R'
         this.relation(buffer);
@@ -114,22 +115,20 @@ export class ChangeReader {
   }
 
   private relation(buffer: Buffer): void {
-    let offset = 1;
-    const oid = buffer.readInt32BE(offset);
-    offset += 4;
-    [, offset] = cString(buffer, offset); // namespace
-    const [name, afterName] = cString(buffer, offset);
-    offset = afterName;
-    offset += 1; // replica identity
-    const count = buffer.readInt16BE(offset);
-    offset += 2;
+    const reader = { offset: 1 };
+    const oid = buffer.readInt32BE(reader.offset);
+    reader.offset += 4;
+    cString(buffer, reader); // namespace
+    const name = cString(buffer, reader);
+    reader.offset += 1; // replica identity
+    const count = buffer.readInt16BE(reader.offset);
+    reader.offset += 2;
     const columns: Relation['columns'] = [];
     for (let i = 0; i < count; i++) {
-      offset += 1; // flags
-      let column: string;
-      [column, offset] = cString(buffer, offset);
-      const type = buffer.readInt32BE(offset);
-      offset += 8; // type oid, type modifier
+      reader.offset += 1; // flags
+      const column = cString(buffer, reader);
+      const type = buffer.readInt32BE(reader.offset);
+      reader.offset += 8; // type oid, type modifier
       columns.push({
         name: column,
         parse: pg.types.getTypeParser(type, 'text') as (t: string) => unknown,
@@ -144,12 +143,4 @@ export class ChangeReader {
       throw new Error(`pgoutput sent a change of relation ${oid} before describing it`);
     return relation;
   }
-}
-
-/** 2000-01-01T00:00:00Z, PostgreSQL's epoch, in ms since 1970. */
-const PG_EPOCH_MS = 946_684_800_000;
-
-function cString(buffer: Buffer, offset: number): [string, number] {
-  const end = buffer.indexOf(0, offset);
-  return [buffer.toString('utf8', offset, end), end + 1];
 }

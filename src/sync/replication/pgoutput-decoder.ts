@@ -220,7 +220,8 @@ export class PgoutputDecoder {
   }
 }
 
-function cString(buffer: Buffer, reader: { offset: number }): string {
+/** A NUL-terminated string at `reader.offset`, moving the offset past it. */
+export function cString(buffer: Buffer, reader: { offset: number }): string {
   const end = buffer.indexOf(0, reader.offset);
   const value = buffer.toString('utf8', reader.offset, end);
   reader.offset = end + 1;
@@ -228,6 +229,6 @@ function cString(buffer: Buffer, reader: { offset: number }): string {
 }
 
 /** pgoutput timestamps: microseconds since 2000-01-01 UTC. */
-function pgTimestamp(micros: bigint): Date {
+export function pgTimestamp(micros: bigint): Date {
   return new Date(946_684_800_000 + Number(micros / 1000n));
 }
