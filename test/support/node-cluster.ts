@@ -6,7 +6,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort, type ServerProcess } from './server-process.ts';
+import { followProcess, freePort, type ServerProcess } from './server-process.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const CONFIG = path.join(ROOT, 'deploy/haproxy.cfg');
@@ -47,25 +47,7 @@ export async function startNodeProcess(
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const node: NodeProcess = {
-    name,
-    port,
-    dataDir,
-    child,
-    spawnedAt,
-    lines: [],
-    exited: new Promise((resolve) => child.once('exit', (code) => resolve(code))),
-  };
-  for (const stream of [child.stdout, child.stderr]) {
-    let rest = '';
-    stream.setEncoding('utf8');
-    stream.on('data', (chunk: string) => {
-      const parts = (rest + chunk).split('\n');
-      rest = parts.pop()!;
-      for (const line of parts) node.lines.push({ ms: performance.now() - spawnedAt, line });
-    });
-  }
-  return node;
+  return { ...followProcess(child, spawnedAt), name, port, dataDir };
 }
 
 /** The node's /healthz: its status code and body, or 0 while nothing answers on its port. */

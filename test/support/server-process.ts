@@ -44,13 +44,21 @@ export function startServerProcess(
     env: { ...process.env, ...env, DATA_DIR: dataDir, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  return followProcess(child, spawnedAt);
+}
+
+/**
+ * A spawned process (stdout and stderr piped) as a ServerProcess: each line it prints, with
+ * the ms since `spawnedAt`, and its exit.
+ */
+export function followProcess(child: ChildProcess, spawnedAt: number): ServerProcess {
   const server: ServerProcess = {
     child,
     spawnedAt,
     lines: [],
     exited: new Promise((resolve) => child.once('exit', (code) => resolve(code))),
   };
-  for (const stream of [child.stdout, child.stderr]) {
+  for (const stream of [child.stdout!, child.stderr!]) {
     let rest = '';
     stream.setEncoding('utf8');
     stream.on('data', (chunk: string) => {
