@@ -1,37 +1,9 @@
-import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { violations } from '../support/axe.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { TOKENS, smallSnapshot } from '../support/small-snapshot.ts';
 import { DESKTOP, PHONE, launchBrowser, listen, newPage, signIn } from '../support/browser.ts';
-
-/** axe-core, the accessibility engine, run inside the page (no network: it is in node_modules). */
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
-
-interface Violation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[] }[];
-}
-
-/** WCAG 2.1 A and AA rules that axe finds broken on the page as it is now. */
-async function violations(page: Page): Promise<string[]> {
-  await page.addScriptTag({ path: AXE });
-  const found = await page.evaluate(async () => {
-    const axe = (
-      window as unknown as { axe: { run(o: unknown): Promise<{ violations: Violation[] }> } }
-    ).axe;
-    const result = await axe.run({
-      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
-    });
-    return result.violations;
-  });
-  return found.map(
-    (v) =>
-      `${v.id} (${v.impact ?? '?'}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
-  );
-}
 
 /**
  * Each view read by axe-core for what a screen reader or keyboard user would miss: labels,
@@ -79,6 +51,11 @@ describe('dashboard accessibility', () => {
       await page.locator('[data-testid=margin-line][data-state=drawn]').waitFor();
       await page.getByTestId('drill').first().click();
       await page.getByTestId('member-projects').first().waitFor();
+      expect(await violations(page)).toEqual([]);
+
+      // With its endpoint selected and its errors shown: test/dashboard/webhooks.test.ts.
+      await page.goto(`${base}/#/webhooks`);
+      await page.getByTestId('webhook-form').waitFor();
       expect(await violations(page)).toEqual([]);
       expect(errors).toEqual([]);
       await context.close();

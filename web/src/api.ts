@@ -12,12 +12,14 @@ export const session = {
   signOut: () => sessionStorage.removeItem(TOKEN_KEY),
 };
 
-/** An error answer of the API: its status and `error` envelope. */
+/** An error answer of the API: its status and `error` envelope, with the fields it names. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
     message: string,
+    /** A 422's message per field (`url`, `events`), as the API names them. */
+    readonly fields: Record<string, string> = {},
   ) {
     super(message);
   }
@@ -40,21 +42,36 @@ function url(path: string, query: Query = {}): string {
   return `${API}${path}${text ? `?${text}` : ''}`;
 }
 
-async function request(path: string, query?: Query): Promise<Response> {
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+async function request(
+  path: string,
+  query?: Query,
+  write?: { method: Method; body?: unknown },
+): Promise<Response> {
   const token = session.token();
   if (!token) throw new ApiError(401, 'unauthenticated', 'Not signed in.');
+  const headers: Record<string, string> = {
+    Authorization: `Bearer ${token}`,
+    Accept: 'application/json',
+  };
+  // A body only when there is one: an empty body sent as JSON is a 400.
+  if (write?.body !== undefined) headers['Content-Type'] = 'application/json';
   const response = await fetch(url(path, query), {
-    headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' },
+    method: write?.method ?? 'GET',
+    headers,
     cache: 'no-store',
+    ...(write?.body !== undefined ? { body: JSON.stringify(write.body) } : {}),
   });
   if (!response.ok) {
     const body = (await response.json().catch(() => ({}))) as {
-      error?: { code?: string; message?: string };
+      error?: { code?: string; message?: string; fields?: Record<string, string> };
     };
     throw new ApiError(
       response.status,
       body.error?.code ?? 'unknown',
       body.error?.message ?? `${response.status} ${response.statusText}`,
+      body.error?.fields ?? {},
     );
   }
   return response;
@@ -65,6 +82,17 @@ export async function get<T>(path: string, query?: Query): Promise<Answer<T>> {
   const response = await request(path, query);
   const body = (await response.json()) as Record<string, unknown>;
   return { data: body.data as T, dataAsOf: response.headers.get('X-Data-As-Of'), body };
+}
+
+/** A write (POST, PATCH, DELETE) with a JSON body or none: the answer's `data`. */
+export async function send<T>(
+  method: Exclude<Method, 'GET'>,
+  path: string,
+  body?: unknown,
+): Promise<Answer<T>> {
+  const response = await request(path, undefined, { method, body });
+  const answer = (await response.json()) as Record<string, unknown>;
+  return { data: answer.data as T, dataAsOf: response.headers.get('X-Data-As-Of'), body: answer };
 }
 
 /** GET of a file (an export): its bytes and the name the server gives it. */

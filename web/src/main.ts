@@ -4,16 +4,19 @@ import { Freshness } from './freshness.ts';
 import { renderOverview } from './views/overview.ts';
 import { renderPayouts } from './views/payouts.ts';
 import { renderProfitability } from './views/profitability.ts';
+import { renderWebhooks } from './views/webhooks.ts';
 import type { ViewContext } from './views/context.ts';
 
-// The dashboard: sign-in, then three views (overview, payouts, profitability) chosen by the
-// URL's hash, each drawn from the public API with the pasted token. When X-Data-As-Of moves,
-// the view on screen is drawn again.
+// The dashboard: sign-in, then four views (overview, payouts, profitability, webhooks) chosen
+// by the URL's hash, each drawn from the public API with the pasted token. When X-Data-As-Of
+// moves, the view on screen is drawn again if it shows the read model's data (`follows`): the
+// webhooks view reads the store, and drawing it again would take away a secret it shows once.
 
 const VIEWS = {
-  overview: { label: 'Overview', render: renderOverview },
-  payouts: { label: 'Payouts', render: renderPayouts },
-  profitability: { label: 'Profitability', render: renderProfitability },
+  overview: { label: 'Overview', render: renderOverview, follows: true },
+  payouts: { label: 'Payouts', render: renderPayouts, follows: true },
+  profitability: { label: 'Profitability', render: renderProfitability, follows: true },
+  webhooks: { label: 'Webhooks', render: renderWebhooks, follows: false },
 } as const;
 type ViewName = keyof typeof VIEWS;
 
@@ -170,7 +173,9 @@ function drawShell(me: Me): void {
     if (focus && mine === drawing) main.focus();
   };
   window.onhashchange = () => void draw(true);
-  freshness.onChange(() => void draw(false));
+  freshness.onChange(() => {
+    if (VIEWS[viewOfHash()].follows) void draw(false);
+  });
   freshness.start();
   void draw(false);
 }

@@ -136,3 +136,33 @@ export interface Series {
     'userId' | 'payeeId' | 'name' | 'projectId' | 'projectName' | 'nativeAmounts' | 'links'
   > & { from: string; to: string })[];
 }
+
+/** A webhook endpoint (GET /webhooks, docs/webhooks.md). `events` null: every type. */
+export interface WebhookEndpoint {
+  id: string;
+  url: string;
+  events: string[] | null;
+  description: string | null;
+  enabled: boolean;
+  status: 'active' | 'failing' | 'disabled';
+  failingSince: string | null;
+  disabledReason: string | null;
+  previousSecretUntil: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The answer of POST /webhooks: the endpoint with its signing secret, shown in it only. */
+export interface WebhookWithSecret extends WebhookEndpoint {
+  secret: string;
+}
+
+/** One delivery attempt (GET /webhooks/{id}/deliveries), newest first. */
+export interface WebhookAttempt {
+  eventId: string;
+  eventType: string;
+  attemptedAt: string;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+}
