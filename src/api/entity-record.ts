@@ -89,6 +89,8 @@ function read(f: ApiField, value: unknown, currencyOf: () => string | null): unk
     case 'texts':
       return strings(value);
     case 'json': {
+      // PostgreSQL's reads hand JSON over parsed; DuckDB's as text.
+      if (value !== null && typeof value === 'object') return value;
       const t = text(value);
       return t === null ? null : (JSON.parse(t) as unknown);
     }

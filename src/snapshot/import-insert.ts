@@ -91,7 +91,7 @@ async function loadStraight(
   if (!(await skipForeignKeyTriggers(client))) return false;
   if (exists && !loads.workspaceDeleted) {
     // With its indexes in place; it turns the triggers back on.
-    await deleteWorkspace(client, workspace.id);
+    await deleteWorkspace(client, workspace.id, { replacing: true });
     loads.workspaceDeleted = true;
     await skipForeignKeyTriggers(client);
   }
@@ -119,7 +119,8 @@ export async function insertStaged(
   phase: (name: 'insert' | 'indexes') => void,
   straight: StraightLoads,
 ): Promise<Record<string, number>> {
-  if (exists && !straight.workspaceDeleted) await deleteWorkspace(client, workspace.id);
+  if (exists && !straight.workspaceDeleted)
+    await deleteWorkspace(client, workspace.id, { replacing: true });
   await client.query(
     `INSERT INTO workspaces (id, name, plan, base_currency, timezone, created_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, coalesce($6::timestamptz, now()), coalesce($7::timestamptz, $6::timestamptz, now()))`,

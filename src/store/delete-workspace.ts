@@ -31,6 +31,10 @@ const CHILDREN_FIRST = [
 
 /**
  * Deletes a workspace and everything in it. Run it inside the caller's transaction.
+ * `replacing`: the caller inserts the workspace again before it commits (an import that
+ * replaces it), and its webhook endpoints, events and their log stay: they are not part of a
+ * snapshot, and their reference to the workspace is checked at commit
+ * (sql/postgres/0014_webhooks_outlive_imports.sql).
  *
  * Every reference between these tables stays inside one workspace (each is on
  * `(workspace_id, …)`), and the tables are emptied children first, so no deleted row is
@@ -39,7 +43,14 @@ const CHILDREN_FIRST = [
  * no index on the referencing columns (a 10M-entry workspace's tasks each scanned the time
  * entries). The workspace row itself is deleted with the triggers back on.
  */
-export async function deleteWorkspace(client: pg.ClientBase, workspaceId: string): Promise<void> {
+export async function deleteWorkspace(
+  client: pg.ClientBase,
+  workspaceId: string,
+  { replacing = false }: { replacing?: boolean } = {},
+): Promise<void> {
+  if (!replacing)
+    for (const table of ['webhook_events', 'webhook_endpoints'])
+      await client.query(`DELETE FROM ${table} WHERE workspace_id = $1`, [workspaceId]);
   const skipped = await skipForeignKeyTriggers(client);
   for (const table of CHILDREN_FIRST)
     await client.query(`DELETE FROM ${table} WHERE workspace_id = $1`, [workspaceId]);

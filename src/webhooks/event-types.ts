@@ -32,6 +32,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'team_payment.recorded',
   'team_payment.reversed',
   'team_payment.updated',
+  'team_payment.deleted',
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

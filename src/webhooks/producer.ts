@@ -4,8 +4,15 @@ import { faultPoint } from '../sync/fault-points.ts';
 import { formatLsn } from '../sync/lsn.ts';
 import { RawPgoutputPlugin } from '../sync/replication/raw-pgoutput-plugin.ts';
 import { PUBLICATION } from '../sync/replication/slot.ts';
+import { pauseStream } from '../sync/replication/stream-pause.ts';
 import { ChangeReader, type Row, type RowChange } from './change-reader.ts';
-import { eventsOf, type PendingEvent, type WebhookRecordSource } from './events.ts';
+import { ChangeSpill } from './change-spill.ts';
+import {
+  eventsOf,
+  type PendingEvent,
+  type StoreQuery,
+  type WebhookRecordSource,
+} from './events.ts';
 
 /**
  * The one slot of a store the events are produced from; streaming it is the producer's lock.
@@ -29,6 +36,8 @@ export interface ProducerOptions {
   retryMs?: number;
   /** Told when events were written, so a sender in this process looks at once. */
   onProduced?: (count: number) => void;
+  /** Changes of one transaction held in memory before they go to a ChangeSpill (10,000). */
+  spillAt?: number;
 }
 
 /**
@@ -38,19 +47,21 @@ export interface ProducerOptions {
  * its connection ends. For each committed transaction it writes the events and their
  * deliveries in one transaction of the store, and only then confirms the transaction's end
  * to the slot: a crash anywhere makes the stream send it again, and the events' derived ids
- * make that write the same rows.
+ * make that write the same rows. Only workspaces with an endpoint have events. A transaction
+ * of more than `spillAt` changes is held in a ChangeSpill, not in memory, and its events are
+ * written in runs of records.
  */
 export class WebhookProducer {
-  readonly metrics = { producing: false, produced: 0 };
-  private readonly sources: Map<string, WebhookRecordSource>;
+  readonly metrics = { producing: false, produced: 0, spilled: 0 };
   private stream: LogicalReplicationService | undefined;
   private stopped = false;
   private timer: NodeJS.Timeout | undefined;
   private chain: Promise<void> = Promise.resolve();
-  private readonly currencies = new Map<string, string>();
+  /** The order the spill reads tables back in: the records' tables first, as listed. */
+  private readonly rank: ReadonlyMap<string, number>;
 
   constructor(private readonly options: ProducerOptions) {
-    this.sources = new Map(options.sources.map((s) => [s.table, s]));
+    this.rank = new Map(options.sources.map((source, i) => [source.table, i]));
   }
 
   start(): void {
@@ -106,31 +117,64 @@ export class WebhookProducer {
     );
     this.stream = stream;
     const reader = new ChangeReader();
-    let changes: RowChange[] = [];
+    const spillAt = this.options.spillAt ?? 10_000;
+    let held: RowChange[] = [];
+    let spill: ChangeSpill | undefined;
     let confirmed = 0n;
     const confirm = (position: bigint, ping: boolean) =>
       position > 0n
         ? stream.acknowledge(formatLsn(position - 1n), ping).catch(() => undefined)
         : undefined;
+    const then = (step: () => Promise<void>) => {
+      this.chain = this.chain.then(step);
+      this.chain.catch((error: unknown) => {
+        // The stream is abandoned and opened again from the last confirmed position.
+        this.options.log?.(
+          `webhooks: producer: ${error instanceof Error ? error.message : String(error)}`,
+        );
+        void spill?.close();
+        void stream.stop();
+      });
+    };
     stream.on('data', (_lsn: string, message: Buffer) => {
       const read = reader.read(message);
-      if (read.tag === 'begin') changes = [];
-      else if (read.tag === 'change') changes.push(read.change);
-      else if (read.tag === 'commit') {
-        const transaction = changes;
-        changes = [];
-        this.chain = this.chain.then(async () => {
-          await this.produce(transaction, read.endLsn, read.commitTime);
+      if (read.tag === 'begin') {
+        held = [];
+        spill = undefined;
+      } else if (read.tag === 'change') {
+        held.push(read.change);
+        if (held.length >= spillAt) {
+          // Into the store, with the stream paused meanwhile: memory stays bounded.
+          const batch = held;
+          held = [];
+          if (spill === undefined) this.metrics.spilled += 1;
+          const into = (spill ??= new ChangeSpill(this.options.pool, this.rank));
+          pauseStream(stream, true);
+          then(async () => {
+            await into.add(await this.watched(batch));
+            pauseStream(stream, false);
+          });
+        }
+      } else if (read.tag === 'commit') {
+        const transaction = held;
+        const spilled = spill;
+        held = [];
+        spill = undefined;
+        then(async () => {
+          if (spilled === undefined)
+            await this.produce(await this.watched(transaction), read.endLsn, read.commitTime);
+          else {
+            try {
+              await spilled.add(await this.watched(transaction));
+              for await (const run of spilled.groups())
+                await this.produce(run, read.endLsn, read.commitTime);
+            } finally {
+              await spilled.close();
+            }
+          }
           faultPoint('webhooks:before-ack');
           confirmed = read.endLsn;
           await confirm(confirmed, false);
-        });
-        this.chain.catch((error: unknown) => {
-          // The stream is abandoned and opened again from the last confirmed position.
-          this.options.log?.(
-            `webhooks: producer: ${error instanceof Error ? error.message : String(error)}`,
-          );
-          void stream.stop();
         });
       }
     });
@@ -154,43 +198,85 @@ export class WebhookProducer {
     );
   }
 
-  /** Writes a transaction's events and their deliveries, in one transaction of the store. */
+  /** The changes of workspaces that have an endpoint: the others have no events. */
+  private async watched(changes: RowChange[]): Promise<RowChange[]> {
+    if (!changes.some((c) => this.isRecordTable(c.table))) return [];
+    const { rows } = await this.options.pool.query<{ workspace_id: string }>(
+      'SELECT DISTINCT workspace_id::text FROM webhook_endpoints',
+    );
+    const watched = new Set(rows.map((r) => r.workspace_id));
+    return changes.filter((c) => watched.has(String((c.new ?? c.old)!.workspace_id)));
+  }
+
+  private isRecordTable(table: string): boolean {
+    return this.options.sources.some(
+      (s) => s.table === table || (s.parts ?? []).some((p) => p.table === table),
+    );
+  }
+
+  /**
+   * Writes the events of changes of one transaction (all of them, or a run of whole records)
+   * and their deliveries, in one transaction of the store.
+   */
   private async produce(changes: RowChange[], endLsn: bigint, commitTime: Date): Promise<void> {
-    const events = eventsOf(changes, this.sources, endLsn, commitTime);
+    if (changes.length === 0) return;
+    const { pool, sources } = this.options;
+    const poolQuery: StoreQuery = async <T extends Row>(text: string, values: unknown[]) =>
+      (await pool.query<T>(text, values)).rows;
+    const events = await eventsOf(changes, sources, endLsn, commitTime, poolQuery);
     if (events.length === 0) return;
-    const client = await this.options.pool.connect();
+    const client = await pool.connect();
     try {
+      const query: StoreQuery = async <T extends Row>(text: string, values: unknown[]) =>
+        (await client.query<T>(text, values)).rows;
+      const workspaces = new Map<string, Workspace>();
       const rendered: { event: PendingEvent; body: string }[] = [];
-      for (const event of events)
-        rendered.push({ event, body: await this.body(client, event, commitTime) });
-      faultPoint('webhooks:before-outbox');
-      await client.query('BEGIN');
-      for (const { event, body } of rendered) {
-        await client.query(
-          `INSERT INTO webhook_events (id, workspace_id, type, record_id, commit_lsn, occurred_at, body)
-           VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING`,
-          [
-            event.id,
-            event.workspaceId,
-            event.type,
-            event.recordId,
-            formatLsn(endLsn),
-            commitTime,
-            body,
-          ],
-        );
-        await client.query(
-          `INSERT INTO webhook_deliveries (endpoint_id, event_id, record_id)
-           SELECT id, $1, $2 FROM webhook_endpoints
-           WHERE workspace_id = $3 AND enabled AND (events IS NULL OR $4 = ANY(events))
-           ORDER BY id
-           ON CONFLICT (endpoint_id, event_id) DO NOTHING`,
-          [event.id, event.recordId, event.workspaceId, event.type],
-        );
+      for (const event of events) {
+        const body = await this.body(event, commitTime, query, workspaces);
+        if (body !== undefined) rendered.push({ event, body });
       }
+      faultPoint('webhooks:before-outbox');
+      if (rendered.length === 0) return;
+      const column = (of: (r: { event: PendingEvent; body: string }) => string) => rendered.map(of);
+      await client.query('BEGIN');
+      // A record's own event comes before a part's `updated` of it in the same transaction
+      // (ChangeSpill's order): the later, of the same id, adds nothing.
+      const inserted = await client.query(
+        `INSERT INTO webhook_events (id, workspace_id, type, record_id, commit_lsn, occurred_at, body)
+         SELECT e.id, e.workspace_id, e.type, e.record_id, $6, $7, e.body
+         FROM unnest($1::text[], $2::uuid[], $3::text[], $4::text[], $5::text[])
+           WITH ORDINALITY AS e (id, workspace_id, type, record_id, body, n)
+         ORDER BY e.n
+         ON CONFLICT (id) DO NOTHING`,
+        [
+          column((r) => r.event.id),
+          column((r) => r.event.workspaceId),
+          column((r) => r.event.type),
+          column((r) => r.event.recordId),
+          column((r) => r.body),
+          formatLsn(endLsn),
+          commitTime,
+        ],
+      );
+      await client.query(
+        `INSERT INTO webhook_deliveries (endpoint_id, event_id, record_id)
+         SELECT w.id, e.id, e.record_id
+         FROM unnest($1::text[], $2::uuid[], $3::text[], $4::text[])
+           WITH ORDINALITY AS e (id, workspace_id, type, record_id, n)
+         JOIN webhook_endpoints w ON w.workspace_id = e.workspace_id AND w.enabled
+           AND (w.events IS NULL OR e.type = ANY (w.events))
+         ORDER BY e.n, w.id
+         ON CONFLICT (endpoint_id, event_id) DO NOTHING`,
+        [
+          column((r) => r.event.id),
+          column((r) => r.event.workspaceId),
+          column((r) => r.event.type),
+          column((r) => r.event.recordId),
+        ],
+      );
       await client.query('COMMIT');
-      this.metrics.produced += events.length;
-      this.options.onProduced?.(events.length);
+      this.metrics.produced += inserted.rowCount ?? 0;
+      this.options.onProduced?.(inserted.rowCount ?? 0);
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;
@@ -199,33 +285,55 @@ export class WebhookProducer {
     }
   }
 
+  /**
+   * An event's body; undefined when the record is not one to tell of: a record whose parts
+   * changed and that is gone from the store since, or one the API does not answer.
+   */
   private async body(
-    client: pg.PoolClient,
     event: PendingEvent,
     commitTime: Date,
-  ): Promise<string> {
-    const data =
-      event.row === null || event.deletedAt !== null
-        ? { id: event.recordId, deletedAt: (event.deletedAt ?? commitTime).toISOString() }
-        : await event.source.render(event.row, {
-            workspaceId: event.workspaceId,
-            baseCurrency: await this.baseCurrency(client, event.workspaceId),
-            query: async <T extends Row>(text: string, values: unknown[]) =>
-              (await client.query<T>(text, values)).rows,
-          });
-    return JSON.stringify({ type: event.type, timestamp: commitTime.toISOString(), data });
-  }
-
-  private async baseCurrency(client: pg.PoolClient, workspaceId: string): Promise<string> {
-    let currency = this.currencies.get(workspaceId);
-    if (currency === undefined) {
-      const { rows } = await client.query<{ base_currency: string }>(
-        'SELECT base_currency FROM workspaces WHERE id = $1',
-        [workspaceId],
+    query: StoreQuery,
+    workspaces: Map<string, Workspace>,
+  ): Promise<string | undefined> {
+    const envelope = (data: unknown) =>
+      JSON.stringify({ type: event.type, timestamp: commitTime.toISOString(), data });
+    if (event.deletedAt !== null || (event.row === null && !event.partOnly))
+      return envelope({
+        id: event.recordId,
+        deletedAt: (event.deletedAt ?? commitTime).toISOString(),
+      });
+    const row =
+      event.row ??
+      (
+        await query(`SELECT * FROM ${event.source.table} WHERE workspace_id = $1 AND id = $2`, [
+          event.workspaceId,
+          event.recordId,
+        ])
+      )[0];
+    // Gone from the store since: its delete is an event of its own.
+    if (row === undefined) return;
+    let workspace = workspaces.get(event.workspaceId);
+    if (workspace === undefined) {
+      const [found] = await query<Workspace>(
+        'SELECT base_currency, plan FROM workspaces WHERE id = $1',
+        [event.workspaceId],
       );
-      currency = rows[0]?.base_currency ?? 'EUR';
-      this.currencies.set(workspaceId, currency);
+      // A workspace gone since: its endpoints went with it, nobody to tell.
+      if (found === undefined) return;
+      workspace = found;
+      workspaces.set(event.workspaceId, workspace);
     }
-    return currency;
+    const data = await event.source.render(row, {
+      workspaceId: event.workspaceId,
+      baseCurrency: workspace.base_currency,
+      plan: workspace.plan,
+      query,
+    });
+    return data === undefined ? undefined : envelope(data);
   }
+}
+
+interface Workspace extends Row {
+  base_currency: string;
+  plan: string;
 }

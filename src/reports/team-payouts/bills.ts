@@ -12,7 +12,13 @@ import { booleanText, currencyText, listQuery, once } from '../../api/list/list-
 import { SqlParams } from '../../readmodel/sql-params.ts';
 import { todayIn } from '../../time/calendar.ts';
 import { links, linksRecord } from './links.ts';
-import { PAYMENT_COLUMNS, PAYMENT_FROM, paymentRecord, paymentRecords } from './payments.ts';
+import {
+  PAYMENT_COLUMNS,
+  PAYMENT_FROM,
+  paymentRecord,
+  paymentRecords,
+  type PaymentRecord,
+} from './payments.ts';
 import { BILL_PAYMENT_STATUSES, BILL_STATUSES } from '../../value-sets.ts';
 import { readAll } from '../../readmodel/read-all.ts';
 
@@ -59,6 +65,8 @@ const BILL_FROM = `team_bills r JOIN team_bill_figures f ON f.bill_id = r.id
 const billFields = rowToRecord(billEntity);
 const lineFields = rowToRecord(billLineEntity);
 
+const LINE_COLUMNS = `l.bill_id, ${selectColumns(billLineEntity)}`;
+
 /** Bill records of a page of bill rows, with their lines and payments (two more queries). */
 async function billRecords(
   connection: DuckDBConnection,
@@ -72,8 +80,7 @@ async function billRecords(
   const lines = (
     await readAll(
       connection,
-      `SELECT l.bill_id, ${selectColumns(billLineEntity)}
-       FROM team_bill_lines l WHERE ${ofBills} ORDER BY l.position, l.id`,
+      `SELECT ${LINE_COLUMNS} FROM team_bill_lines l WHERE ${ofBills} ORDER BY l.position, l.id`,
       params.values,
     )
   ).getRowObjectsJS();
@@ -91,15 +98,64 @@ async function billRecords(
   const payments = await paymentRecords(connection, paymentRows);
   return rows.map((row) => {
     const id = text(row.id)!;
-    const currency = text(row.currency)!;
-    const payeeId = text(row.payee_id)!;
-    return {
-      ...billFields(row),
-      lines: lines.filter((l) => text(l.bill_id) === id).map((l) => lineFields(l, { currency })),
-      payments: payments.filter((_, i) => text(paymentRows[i]!.for_bill) === id),
-      links: links(`/app/team-payouts/bills/${id}`, { payeeId }),
-    };
+    return assembleBill(
+      row,
+      lines.filter((l) => text(l.bill_id) === id),
+      payments.filter((_, i) => text(paymentRows[i]!.for_bill) === id),
+    );
   });
+}
+
+/**
+ * The same reads in PostgreSQL, for the webhook events (src/cli/webhook-records.ts), beside a
+ * bill's own row: the figures of the bill `$1` of the workspace `$2` with the status `$3`,
+ * computed as the read model computes them
+ * (src/reports/team-payouts/sql/views/team_bill_figures_for.sql), with its payee's user (`$4`);
+ * its lines; its live payments.
+ */
+export const BILL_STORE_SQL = {
+  figures: `SELECT s.subtotal, s.adjustment_total, s.total, s.amount_paid,
+      CASE WHEN $3 = 'VOID' THEN 0 ELSE greatest(s.total - s.amount_paid, 0) END AS remaining,
+      CASE
+        WHEN s.total > 0 AND s.amount_paid >= s.total THEN 'PAID'
+        WHEN s.amount_paid > 0 THEN 'PARTIALLY_PAID'
+        ELSE 'UNPAID'
+      END AS payment_status,
+      (SELECT user_id FROM payees WHERE id = $4) AS user_id
+    FROM (
+      SELECT l.subtotal, l.adjustment_total, l.subtotal + l.adjustment_total AS total,
+        (SELECT coalesce(sum(a.amount), 0) FROM team_payment_allocations a
+         JOIN team_payments tp ON tp.workspace_id = a.workspace_id AND tp.id = a.payment_id
+         WHERE a.workspace_id = $2 AND a.bill_id = $1
+           AND tp.status = 'RECORDED' AND tp.deleted_at IS NULL) AS amount_paid
+      FROM (
+        SELECT coalesce(sum(amount) FILTER (WHERE kind IN ('TIME', 'EXPENSE')), 0) AS subtotal,
+          coalesce(sum(amount) FILTER (WHERE kind = 'ADJUSTMENT'), 0) AS adjustment_total
+        FROM team_bill_lines WHERE workspace_id = $2 AND bill_id = $1
+      ) l
+    ) s`,
+  lines: `SELECT ${LINE_COLUMNS} FROM team_bill_lines l WHERE l.bill_id = $1
+    ORDER BY l.position, l.id`,
+  payments: `SELECT ${PAYMENT_COLUMNS} FROM ${PAYMENT_FROM}
+    WHERE r.deleted_at IS NULL AND EXISTS (
+      SELECT 1 FROM team_payment_allocations a WHERE a.payment_id = r.id AND a.bill_id = $1)
+    ORDER BY r.paid_date, r.id`,
+};
+
+/** A bill's record from its row, its lines and its payments' records (of either store). */
+export function assembleBill(
+  row: Record<string, unknown>,
+  lines: Record<string, unknown>[],
+  payments: PaymentRecord[],
+): BillRecord {
+  const id = text(row.id)!;
+  const currency = text(row.currency)!;
+  return {
+    ...billFields(row),
+    lines: lines.map((l) => lineFields(l, { currency })),
+    payments,
+    links: links(`/app/team-payouts/bills/${id}`, { payeeId: text(row.payee_id)! }),
+  };
 }
 
 export const billList: ListEndpoint<BillListQuery> = {

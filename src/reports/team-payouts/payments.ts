@@ -43,6 +43,8 @@ export const PAYMENT_FROM = 'team_payments r JOIN payees p ON p.id = r.payee_id'
 const paymentFields = rowToRecord(paymentEntity);
 const allocationFields = rowToRecord(allocationEntity);
 
+const ALLOCATION_COLUMNS = `a.payment_id, b.payee_id, ${selectColumns(allocationEntity)}`;
+
 /** Payment records of a page of payment rows, with their allocations (one more query). */
 export async function paymentRecords(
   connection: DuckDBConnection,
@@ -54,29 +56,52 @@ export async function paymentRecords(
   const allocations = (
     await readAll(
       connection,
-      `SELECT a.payment_id, b.payee_id, ${selectColumns(allocationEntity)}
+      `SELECT ${ALLOCATION_COLUMNS}
        FROM team_payment_allocations a JOIN team_bills b ON b.id = a.bill_id
        WHERE ${params.in('a.payment_id', ids, 'UUID')}
        ORDER BY a.position, a.bill_id`,
       params.values,
     )
   ).getRowObjectsJS();
-  return rows.map((row) => {
-    const id = text(row.id)!;
-    const payeeId = text(row.payee_id)!;
-    return {
-      ...paymentFields(row),
-      allocations: allocations
-        .filter((a) => text(a.payment_id) === id)
-        .map((a) => ({
-          ...allocationFields(a),
-          links: links(`/app/team-payouts/bills/${text(a.bill_id)!}`, {
-            payeeId: text(a.payee_id),
-          }),
-        })),
-      links: links(`/app/team-payouts/payments/${id}`, { payeeId }),
-    };
-  });
+  return rows.map((row) =>
+    assemblePayment(
+      row,
+      allocations.filter((a) => text(a.payment_id) === text(row.id)),
+    ),
+  );
+}
+
+/**
+ * The same reads in PostgreSQL, for the webhook events (src/cli/webhook-records.ts), beside a
+ * payment's own row: the user of its payee `$1`; the allocations of the payments `$1`.
+ */
+export const PAYMENT_STORE_SQL = {
+  payee: 'SELECT user_id FROM payees WHERE id = $1',
+  allocations: `SELECT ${ALLOCATION_COLUMNS}
+    FROM team_payment_allocations a JOIN team_bills b ON b.id = a.bill_id
+    WHERE a.payment_id = ANY($1::uuid[]) ORDER BY a.position, a.bill_id`,
+};
+
+/**
+ * A payment's record from its row and its allocations (rows of either store, with the
+ * columns of PAYMENT_COLUMNS and ALLOCATION_COLUMNS).
+ */
+export function assemblePayment(
+  row: Record<string, unknown>,
+  allocations: Record<string, unknown>[],
+): PaymentRecord {
+  const id = text(row.id)!;
+  const payeeId = text(row.payee_id)!;
+  return {
+    ...paymentFields(row),
+    allocations: allocations.map((a) => ({
+      ...allocationFields(a),
+      links: links(`/app/team-payouts/bills/${text(a.bill_id)!}`, {
+        payeeId: text(a.payee_id),
+      }),
+    })),
+    links: links(`/app/team-payouts/payments/${id}`, { payeeId }),
+  };
 }
 
 export const paymentList: ListEndpoint<PaymentListQuery> = {
