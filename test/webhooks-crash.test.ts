@@ -91,7 +91,7 @@ describe('webhooks across a kill -9', () => {
         const second = node(database.url);
         const deadline = Date.now() + 30_000;
         // After a crash mid-delivery, until the attempt in hand then is sent again too.
-        const expected = names.length + (crashAt === 'webhooks:mid-delivery' ? 1 : 0);
+        const expected = names.length + (crashAt === 'webhooks:mid-delivery' ? before.length : 0);
         while (
           new Set(mine().map((r) => r.body.data.name)).size < names.length ||
           mine().length < expected
@@ -112,9 +112,10 @@ describe('webhooks across a kill -9', () => {
         }
         for (const [name, id] of before) expect(byName.get(name!)).toEqual(new Set([id]));
         if (crashAt === 'webhooks:mid-delivery') {
-          // The attempt in hand when the node died was received, and is sent again.
-          expect(before).toHaveLength(1);
-          expect(mine().length).toBeGreaterThan(names.length);
+          // The attempts in hand when the node died were received, none recorded, and each is
+          // sent again.
+          expect(before.length).toBeGreaterThanOrEqual(1);
+          expect(mine().length).toBeGreaterThanOrEqual(names.length + before.length);
         }
       } finally {
         await pool

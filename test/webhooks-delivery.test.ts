@@ -7,6 +7,7 @@ import { WEBHOOK_RECORDS } from '../src/cli/webhook-records.ts';
 import { WEBHOOK_EVENT_TYPES } from '../src/webhooks/event-types.ts';
 import { registerWebhookMetrics } from '../src/http/webhook-metrics.ts';
 import { producerSlotName, WebhookProducer } from '../src/webhooks/producer.ts';
+import { pruneWebhooks } from '../src/webhooks/retention.ts';
 import { WebhookSender } from '../src/webhooks/sender.ts';
 import { apiRequest, type ApiRequest, type Body } from './support/api-request.ts';
 import { dropIdleSlots } from './support/databases.ts';
@@ -377,7 +378,12 @@ describe('webhook events, produced from the stream and delivered', () => {
     await inStore(['UPDATE team_bills SET deleted_at = now() WHERE id = $1', [bill]]);
     for (const kind of [...kinds].reverse())
       await inStore([`DELETE FROM ${kind.table} WHERE id = $1`, [kind.id]]);
-    await until(async () => last(kinds[0]!.id)?.event.type === 'client.deleted');
+    // Records go out in parallel: until each one's last event is its delete.
+    await until(async () =>
+      [...kinds.map((k) => k.id), bill, payment].every((id) =>
+        last(id)?.event.type.endsWith('.deleted'),
+      ),
+    );
 
     const events = verified('/every', secret);
     expect([...new Set(events.map((e) => e.event.type))].sort()).toEqual(
@@ -440,6 +446,44 @@ describe('webhook events, produced from the stream and delivered', () => {
     expect(verified('/drafts', secret).map((e) => e.event.data.number as string)).toEqual([
       'STUDIO-2',
     ]);
+  });
+
+  it('deletes events past the retention that no delivery waits for, and old attempts', async () => {
+    const { id } = await endpoint('/retention', ['client.created']);
+    const event = (name: string, daysAgo: number) =>
+      h.pool.query(
+        `INSERT INTO webhook_events (id, workspace_id, type, record_id, commit_lsn, occurred_at, body)
+         VALUES ($1, $2, 'client.created', $1, '0/1', now() - $3::interval, '{}')`,
+        [name, ids.workspace, `${daysAgo} days`],
+      );
+    await event('msg_retention_old_delivered', 31);
+    await event('msg_retention_old_pending', 31);
+    await event('msg_retention_recent', 29);
+    await h.pool.query(
+      `INSERT INTO webhook_deliveries (endpoint_id, event_id, record_id, state, next_attempt_at)
+       VALUES ($1, 'msg_retention_old_delivered', 'a', 'delivered', now()),
+              ($1, 'msg_retention_old_pending', 'b', 'pending', now() + interval '1 day')`,
+      [id],
+    );
+    await h.pool.query(
+      `INSERT INTO webhook_attempts (endpoint_id, event_id, event_type, attempted_at, status_code, duration_ms)
+       VALUES ($1, 'msg_retention_old_delivered', 'client.created', now() - interval '31 days', 200, 5),
+              ($1, 'msg_retention_recent', 'client.created', now() - interval '29 days', 200, 5)`,
+      [id],
+    );
+    expect(await pruneWebhooks(h.pool, { batch: 1 })).toBe(1);
+    const left = await h.pool.query<{ id: string }>(
+      "SELECT id FROM webhook_events WHERE id LIKE 'msg_retention_%' ORDER BY id",
+    );
+    expect(left.rows.map((r) => r.id)).toEqual([
+      'msg_retention_old_pending',
+      'msg_retention_recent',
+    ]);
+    const attempts = await h.pool.query<{ event_id: string }>(
+      'SELECT event_id FROM webhook_attempts WHERE endpoint_id = $1',
+      [id],
+    );
+    expect(attempts.rows.map((r) => r.event_id)).toEqual(['msg_retention_recent']);
   });
 
   it('sends only the types an endpoint asked for', async () => {

@@ -4,6 +4,7 @@ import type { LookupFunction } from 'node:net';
 import type pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { faultPoint } from '../sync/fault-points.ts';
+import { pruneWebhooks, RETENTION_MS } from './retention.ts';
 import { checkTarget } from './target.ts';
 
 /**
@@ -24,9 +25,12 @@ export interface SenderOptions {
   /** Names the claims this node makes. */
   node: string;
   allowPrivate: boolean;
-  /** Attempts in flight at once on this node (default 16). */
+  /** Attempts in flight at once on this node (default 512). */
   concurrency?: number;
-  /** Attempts in flight at once to one endpoint (default 4), so one slow endpoint holds few. */
+  /**
+   * Attempts in flight at once to one endpoint (default 256): a receiver that takes 2 s keeps
+   * up with 100 events a second (200 in flight), and one endpoint never holds all of a node's.
+   */
   perEndpoint?: number;
   /** How often it looks for due deliveries when nothing told it (default 250 ms). */
   pollMs?: number;
@@ -36,7 +40,25 @@ export interface SenderOptions {
   claimMs?: number;
   /** The waits after each failed attempt (default RETRY_SCHEDULE_MS). */
   retryScheduleMs?: readonly number[];
+  /** How long events and attempts are kept (default RETENTION_MS, 30 days). */
+  retentionMs?: number;
+  /** How often the node deletes what is older (default 10 min). */
+  pruneEveryMs?: number;
   log?: (line: string) => void;
+}
+
+/** An attempt's result, to record. */
+interface Outcome {
+  delivery: Claimed;
+  started: Date;
+  durationMs: number;
+  status: number | null;
+  error: string | null;
+  ok: boolean;
+  attempts: number;
+  gaveUp: boolean;
+  /** Before the next attempt, when it is retried. */
+  waitMs: number;
 }
 
 interface Claimed {
@@ -68,27 +90,52 @@ export class WebhookSender {
   private running = 0;
   private stopped = true;
   private timer: NodeJS.Timeout | undefined;
+  private soonTimer: NodeJS.Timeout | undefined;
+  private pruner: NodeJS.Timeout | undefined;
+  private again = false;
   private looking: Promise<void> | undefined;
   private readonly attempts = new Set<Promise<void>>();
+  private outcomes: { outcome: Outcome; resolve: () => void; reject: (e: unknown) => void }[] = [];
+  private flushTimer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: SenderOptions) {}
 
   start(): void {
     this.stopped = false;
     this.nudge();
+    this.pruner = setInterval(() => {
+      pruneWebhooks(this.options.pool, {
+        retentionMs: this.options.retentionMs ?? RETENTION_MS,
+      }).catch((error: unknown) =>
+        this.options.log?.(
+          `webhooks: pruning: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+      );
+    }, this.options.pruneEveryMs ?? 600_000);
+    this.pruner.unref();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    clearTimeout(this.soonTimer);
+    clearInterval(this.pruner);
     await this.looking;
     await Promise.allSettled([...this.attempts]);
   }
 
   /** Looks for due deliveries now (the producer of this process calls it after writing events). */
   nudge(): void {
-    if (this.stopped || this.looking) return;
+    if (this.stopped) return;
+    if (this.looking) {
+      // Looked at before the news: look again once this look is done.
+      this.again = true;
+      return;
+    }
     clearTimeout(this.timer);
+    this.timer = undefined;
+    this.again = false;
     this.looking = this.look()
       .catch((error: unknown) =>
         this.options.log?.(
@@ -97,29 +144,51 @@ export class WebhookSender {
       )
       .finally(() => {
         this.looking = undefined;
-        if (!this.stopped) this.timer = setTimeout(() => this.nudge(), this.options.pollMs ?? 250);
+        if (this.stopped) return;
+        if (this.again) this.nudge();
+        else this.timer = setTimeout(() => this.nudge(), this.options.pollMs ?? 250);
       });
   }
 
+  /** Looks for due deliveries shortly: attempts that end together make one look. */
+  private soon(): void {
+    if (this.stopped || this.looking || this.soonTimer) return;
+    this.soonTimer = setTimeout(() => {
+      this.soonTimer = undefined;
+      this.nudge();
+    }, 50);
+  }
+
+  /**
+   * Claims due deliveries: per enabled endpoint, the earliest ones (in production order, none
+   * behind a pending earlier one of its record) up to the endpoint's room, and at most the
+   * node's room in all.
+   */
   private async look(): Promise<void> {
-    const room = (this.options.concurrency ?? 16) - this.running;
+    const room = (this.options.concurrency ?? 512) - this.running;
     if (room <= 0) return;
-    const busy = [...this.inFlight]
-      .filter(([, n]) => n >= (this.options.perEndpoint ?? 4))
-      .map(([id]) => id);
+    const inFlight = [...this.inFlight].filter(([, n]) => n > 0);
     const { rows } = await this.options.pool.query<Claimed>(
-      `WITH due AS (
-         SELECT d.seq FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
-         WHERE d.state = 'pending' AND d.next_attempt_at <= now() AND e.enabled
-           AND (d.claimed_until IS NULL OR d.claimed_until < now())
-           AND NOT (d.endpoint_id = ANY($3::uuid[]))
-           AND NOT EXISTS (
-             SELECT 1 FROM webhook_deliveries p
-             WHERE p.endpoint_id = d.endpoint_id AND p.record_id = d.record_id
-               AND p.state = 'pending' AND p.seq < d.seq)
-         ORDER BY d.seq LIMIT $1 FOR UPDATE OF d SKIP LOCKED
+      `WITH room AS (
+         SELECT e.id, $5::integer - coalesce(f.n, 0) AS room
+         FROM webhook_endpoints e
+         LEFT JOIN unnest($3::uuid[], $4::integer[]) AS f (id, n) ON f.id = e.id
+         WHERE e.enabled
+       ), due AS (
+         SELECT d.seq FROM room r CROSS JOIN LATERAL (
+           SELECT d.seq FROM webhook_deliveries d
+           WHERE d.endpoint_id = r.id AND d.state = 'pending' AND d.next_attempt_at <= now()
+             AND (d.claimed_until IS NULL OR d.claimed_until < now())
+             AND NOT EXISTS (
+               SELECT 1 FROM webhook_deliveries p
+               WHERE p.endpoint_id = d.endpoint_id AND p.record_id = d.record_id
+                 AND p.state = 'pending' AND p.seq < d.seq)
+           ORDER BY d.seq LIMIT greatest(r.room, 0) FOR UPDATE SKIP LOCKED
+         ) d
+         WHERE r.room > 0
+         LIMIT $1
        ), claimed AS (
-         UPDATE webhook_deliveries d SET claimed_until = now() + $4::interval, claimed_by = $2
+         UPDATE webhook_deliveries d SET claimed_until = now() + $6::interval, claimed_by = $2
          FROM due WHERE d.seq = due.seq
          RETURNING d.seq, d.endpoint_id, d.event_id, d.attempts
        )
@@ -127,17 +196,31 @@ export class WebhookSender {
               e.previous_secret, e.previous_secret_until, v.type, v.body, v.occurred_at
        FROM claimed c JOIN webhook_endpoints e ON e.id = c.endpoint_id
        JOIN webhook_events v ON v.id = c.event_id ORDER BY c.seq`,
-      [room, this.options.node, busy, `${this.options.claimMs ?? CLAIM_MS} milliseconds`],
+      [
+        room,
+        this.options.node,
+        inFlight.map(([id]) => id),
+        inFlight.map(([, n]) => n),
+        this.options.perEndpoint ?? 256,
+        `${this.options.claimMs ?? CLAIM_MS} milliseconds`,
+      ],
     );
     for (const delivery of rows) {
       this.running++;
       this.inFlight.set(delivery.endpoint_id, (this.inFlight.get(delivery.endpoint_id) ?? 0) + 1);
-      const attempt = this.attempt(delivery).finally(() => {
-        this.running--;
-        this.inFlight.set(delivery.endpoint_id, this.inFlight.get(delivery.endpoint_id)! - 1);
-        this.attempts.delete(attempt);
-        this.nudge();
-      });
+      const attempt = this.attempt(delivery)
+        // Not recorded (the store went away): the claim runs out and it is sent again.
+        .catch((error: unknown) =>
+          this.options.log?.(
+            `webhooks: sender: ${error instanceof Error ? error.message : String(error)}`,
+          ),
+        )
+        .finally(() => {
+          this.running--;
+          this.inFlight.set(delivery.endpoint_id, this.inFlight.get(delivery.endpoint_id)! - 1);
+          this.attempts.delete(attempt);
+          this.soon();
+        });
       this.attempts.add(attempt);
     }
   }
@@ -146,65 +229,120 @@ export class WebhookSender {
     const started = new Date();
     const result = await this.send(d);
     faultPoint('webhooks:mid-delivery');
-    const durationMs = Date.now() - started.getTime();
-    const ok = result.status !== null && result.status >= 200 && result.status < 300;
     const schedule = this.options.retryScheduleMs ?? RETRY_SCHEDULE_MS;
+    const ok = result.status !== null && result.status >= 200 && result.status < 300;
     const attempts = d.attempts + 1;
-    const gaveUp = !ok && attempts > schedule.length;
-    const client = await this.options.pool.connect();
-    try {
-      await client.query('BEGIN');
-      await client.query(
-        `INSERT INTO webhook_attempts (endpoint_id, event_id, event_type, attempted_at, status_code, error, duration_ms)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-        [d.endpoint_id, d.event_id, d.type, started, result.status, result.error, durationMs],
-      );
-      if (ok) {
-        await client.query(
-          `UPDATE webhook_deliveries SET state = 'delivered', attempts = $2, finished_at = now(),
-             claimed_until = NULL WHERE seq = $1`,
-          [d.seq, attempts],
-        );
-        await client.query(
-          'UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL',
-          [d.endpoint_id],
-        );
-      } else if (gaveUp) {
-        await client.query(
-          `UPDATE webhook_deliveries SET state = 'failed', attempts = $2, finished_at = now(),
-             claimed_until = NULL WHERE seq = $1`,
-          [d.seq, attempts],
-        );
-        // Failing from its first delivery that ran out of retries; disabled after days of it.
-        await client.query(
-          `UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, now()),
-             enabled = CASE WHEN failing_since < now() - $2::interval THEN false ELSE enabled END,
-             disabled_reason = CASE WHEN failing_since < now() - $2::interval
-               THEN 'every delivery failed for ' || $3 ELSE disabled_reason END
-           WHERE id = $1`,
-          [d.endpoint_id, `${DISABLE_AFTER_MS} milliseconds`, '5 days'],
-        );
-      } else {
-        await client.query(
-          `UPDATE webhook_deliveries SET attempts = $2, next_attempt_at = now() + $3::interval,
-             claimed_until = NULL WHERE seq = $1`,
-          [d.seq, attempts, `${schedule[attempts - 1]!} milliseconds`],
-        );
-      }
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    const outcome: Outcome = {
+      delivery: d,
+      started,
+      durationMs: Date.now() - started.getTime(),
+      ...result,
+      ok,
+      attempts,
+      gaveUp: !ok && attempts > schedule.length,
+      waitMs: schedule[attempts - 1] ?? 0,
+    };
+    await this.record(outcome);
     if (ok) {
       this.metrics.delivered++;
       const latency = Date.now() - d.occurred_at.getTime();
       for (const listener of this.onDelivered) listener(latency);
     } else {
       this.metrics.failedAttempts++;
-      if (gaveUp) this.metrics.failed++;
+      if (outcome.gaveUp) this.metrics.failed++;
+    }
+  }
+
+  /**
+   * Records an attempt: with the others that ended within 50 ms (at most 200), in one
+   * transaction of the store; resolved once it is committed.
+   */
+  private record(outcome: Outcome): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.outcomes.push({ outcome, resolve, reject });
+      if (this.outcomes.length >= 200) this.flush();
+      else this.flushTimer ??= setTimeout(() => this.flush(), 50);
+    });
+  }
+
+  private flush(): void {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    const batch = this.outcomes.splice(0);
+    if (batch.length === 0) return;
+    this.flushing = this.flushing
+      .then(() => this.write(batch.map((b) => b.outcome)))
+      .then(
+        () => batch.forEach((b) => b.resolve()),
+        (error: unknown) => batch.forEach((b) => b.reject(error)),
+      );
+  }
+
+  private async write(outcomes: Outcome[]): Promise<void> {
+    const seqs = (of: Outcome[]) => of.map((o) => o.delivery.seq);
+    const attempts = (of: Outcome[]) => of.map((o) => o.attempts);
+    const endpoints = (of: Outcome[]) => [...new Set(of.map((o) => o.delivery.endpoint_id))];
+    const delivered = outcomes.filter((o) => o.ok);
+    const failed = outcomes.filter((o) => o.gaveUp);
+    const retried = outcomes.filter((o) => !o.ok && !o.gaveUp);
+    const client = await this.options.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(
+        `INSERT INTO webhook_attempts (endpoint_id, event_id, event_type, attempted_at, status_code, error, duration_ms)
+         SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[], $5::integer[],
+           $6::text[], $7::integer[])`,
+        [
+          outcomes.map((o) => o.delivery.endpoint_id),
+          outcomes.map((o) => o.delivery.event_id),
+          outcomes.map((o) => o.delivery.type),
+          outcomes.map((o) => o.started),
+          outcomes.map((o) => o.status),
+          outcomes.map((o) => o.error),
+          outcomes.map((o) => o.durationMs),
+        ],
+      );
+      for (const [of, state] of [
+        [delivered, 'delivered'],
+        [failed, 'failed'],
+      ] as const)
+        if (of.length > 0)
+          await client.query(
+            `UPDATE webhook_deliveries d SET state = $3, attempts = u.attempts, finished_at = now(),
+               claimed_until = NULL
+             FROM unnest($1::bigint[], $2::integer[]) AS u (seq, attempts) WHERE d.seq = u.seq`,
+            [seqs(of), attempts(of), state],
+          );
+      if (retried.length > 0)
+        await client.query(
+          `UPDATE webhook_deliveries d SET attempts = u.attempts,
+             next_attempt_at = now() + u.wait * interval '1 millisecond', claimed_until = NULL
+           FROM unnest($1::bigint[], $2::integer[], $3::bigint[]) AS u (seq, attempts, wait)
+           WHERE d.seq = u.seq`,
+          [seqs(retried), attempts(retried), retried.map((o) => o.waitMs)],
+        );
+      if (delivered.length > 0)
+        await client.query(
+          `UPDATE webhook_endpoints SET failing_since = NULL
+           WHERE id = ANY ($1::uuid[]) AND failing_since IS NOT NULL`,
+          [endpoints(delivered)],
+        );
+      // Failing from its first delivery that ran out of retries; disabled after days of it.
+      if (failed.length > 0)
+        await client.query(
+          `UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, now()),
+             enabled = CASE WHEN failing_since < now() - $2::interval THEN false ELSE enabled END,
+             disabled_reason = CASE WHEN failing_since < now() - $2::interval
+               THEN 'every delivery failed for ' || $3 ELSE disabled_reason END
+           WHERE id = ANY ($1::uuid[])`,
+          [endpoints(failed), `${DISABLE_AFTER_MS} milliseconds`, '5 days'],
+        );
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
     }
   }
 
