@@ -1,20 +1,9 @@
 import type { FastifyRequest } from 'fastify';
-import { z } from 'zod';
 import { OWNER_ADMIN, type AccessRule } from '../../api/access.ts';
-import { forbiddenPlan, notFound } from '../../api/errors.ts';
-import { answerList } from '../../api/list/list-endpoint.ts';
-import {
-  idParams,
-  readInHandler,
-  readStrictQuery,
-  strictQuerySchema,
-  type ErrorsByStatus,
-  type AnswerReads,
-  type RoutePlugin,
-  readResponses,
-} from '../../api/route-schema.ts';
-import { listResponse, singleResponse } from '../../api/schema-parts.ts';
+import { forbiddenPlan } from '../../api/errors.ts';
+import type { AnswerReads, RoutePlugin } from '../../api/route-schema.ts';
 import { billList, billListQuery, billRecord, findBill } from './bills.ts';
+import { listRoutes } from './list-routes.ts';
 import { findPayee, payeeList, payeeListQuery, payeeRecord } from './payees.ts';
 import { findPayment, paymentList, paymentListQuery, paymentRecord } from './payments.ts';
 import { unpaidTimeList, unpaidTimeQuery, unpaidTimeRecord } from './unpaid-time.ts';
@@ -49,22 +38,6 @@ const BILL_READS: AnswerReads = {
   withParameter: { clientId: ['clients', 'projects'], projectId: ['projects'] },
 };
 
-/** A read of one record takes no query parameters: any is 422 invalid_query. */
-/** A record route takes no query; it reads it after finding its record (404 before 422). */
-const NO_PARAMETERS = strictQuerySchema(z.object({}));
-const RECORD_QUERY = readInHandler(NO_PARAMETERS);
-
-/** A record read's answer: its record found (else 404), then its query read (else 422). */
-async function answerRecord<T>(
-  request: FastifyRequest,
-  found: Promise<T | undefined>,
-): Promise<{ data: T }> {
-  const record = await found;
-  if (!record) throw notFound();
-  readStrictQuery(NO_PARAMETERS, request.query);
-  return { data: record };
-}
-
 /** Bills and payments: Owner/Admin with read scope, on Studio too (decisions 2). */
 const FINALIZED: AccessRule = { roles: OWNER_ADMIN, scope: 'read' };
 /** Payees and unpaid time: Owner/Admin with read scope, Agency plan. */
@@ -77,16 +50,6 @@ const FINALIZED_WHO =
   'Who may call: Owner, Admin; read scope; Studio or Agency (drafts on Agency only).';
 const AGENCY_WHO = 'Who may call: Owner, Admin; read scope; Agency plan.';
 
-const LIST_ERRORS: ErrorsByStatus = {
-  422: ['validation_failed', 'invalid_query', 'invalid_cursor'],
-  503: ['read_model_unavailable'],
-};
-const RECORD_ERRORS: ErrorsByStatus = {
-  404: ['not_found'],
-  422: ['invalid_query'],
-  503: ['read_model_unavailable'],
-};
-
 /** Drafts need Agency (decisions 2): asking for them is a plan error, before the input's. */
 function draftsNeedAgency(request: FastifyRequest): void {
   const query = request.query as Record<string, unknown>;
@@ -96,120 +59,57 @@ function draftsNeedAgency(request: FastifyRequest): void {
 
 /** The read-only team-payout area (api-v1 "Team payout endpoints", decisions 7). */
 export const teamPayoutRoutes: RoutePlugin = async (app, { context }) => {
-  app.get(
-    '/team-payouts/bills',
-    {
-      config: { access: FINALIZED, beforeInput: draftsNeedAgency, answers: BILL_READS },
-      schema: {
-        summary: 'List team bills with their figures, lines and payments',
-        description: FINALIZED_WHO,
-        querystring: strictQuerySchema(billListQuery),
-        response: readResponses({ 200: listResponse(billRecord) }, LIST_ERRORS),
-      },
+  const finalized = { access: FINALIZED, who: FINALIZED_WHO };
+  const agency = { access: AGENCY, who: AGENCY_WHO };
+  listRoutes(app, context, {
+    ...finalized,
+    path: '/team-payouts/bills',
+    answers: BILL_READS,
+    record: billRecord,
+    list: {
+      summary: 'List team bills with their figures, lines and payments',
+      query: billListQuery,
+      endpoint: billList,
+      beforeInput: draftsNeedAgency,
     },
-    async (request) =>
-      context.read((c) => answerList(c, billList, request.query, request.caller, context)),
-  );
-
-  app.get(
-    '/team-payouts/bills/:id',
-    {
-      config: { access: FINALIZED, answers: BILL_READS },
-      schema: {
-        summary: 'Get a team bill',
-        description: FINALIZED_WHO,
-        params: idParams,
-        querystring: RECORD_QUERY,
-        response: readResponses({ 200: singleResponse(billRecord) }, RECORD_ERRORS),
-      },
+    one: { summary: 'Get a team bill', find: findBill },
+  });
+  listRoutes(app, context, {
+    ...finalized,
+    path: '/team-payouts/payments',
+    answers: PAYMENT_READS,
+    record: paymentRecord,
+    list: {
+      summary: 'List team payments with allocations',
+      query: paymentListQuery,
+      endpoint: paymentList,
     },
-    async (request) =>
-      answerRecord(
-        request,
-        context.read((c) => findBill(c, request.caller, request.params.id)),
-      ),
-  );
-
-  app.get(
-    '/team-payouts/payments',
-    {
-      config: { access: FINALIZED, answers: PAYMENT_READS },
-      schema: {
-        summary: 'List team payments with allocations',
-        description: FINALIZED_WHO,
-        querystring: strictQuerySchema(paymentListQuery),
-        response: readResponses({ 200: listResponse(paymentRecord) }, LIST_ERRORS),
-      },
+    one: {
+      summary: 'Get a team payment',
+      find: (c, caller, id) => findPayment(c, caller.workspaceId, id),
     },
-    async (request) =>
-      context.read((c) => answerList(c, paymentList, request.query, request.caller, context)),
-  );
-
-  app.get(
-    '/team-payouts/payments/:id',
-    {
-      config: { access: FINALIZED, answers: PAYMENT_READS },
-      schema: {
-        summary: 'Get a team payment',
-        description: FINALIZED_WHO,
-        params: idParams,
-        querystring: RECORD_QUERY,
-        response: readResponses({ 200: singleResponse(paymentRecord) }, RECORD_ERRORS),
-      },
+  });
+  listRoutes(app, context, {
+    ...agency,
+    path: '/team-payouts/payees',
+    answers: PAYEE_READS,
+    record: payeeRecord,
+    list: {
+      summary: 'List payees with rates and credits',
+      query: payeeListQuery,
+      endpoint: payeeList,
     },
-    async (request) =>
-      answerRecord(
-        request,
-        context.read((c) => findPayment(c, request.caller.workspaceId, request.params.id)),
-      ),
-  );
-
-  app.get(
-    '/team-payouts/payees',
-    {
-      config: { access: AGENCY, answers: PAYEE_READS },
-      schema: {
-        summary: 'List payees with rates and credits',
-        description: AGENCY_WHO,
-        querystring: strictQuerySchema(payeeListQuery),
-        response: readResponses({ 200: listResponse(payeeRecord) }, LIST_ERRORS),
-      },
+    one: { summary: 'Get a payee', find: (c, caller, id) => findPayee(c, caller.workspaceId, id) },
+  });
+  listRoutes(app, context, {
+    ...agency,
+    path: '/team-payouts/unpaid-time',
+    answers: UNPAID_TIME_READS,
+    record: unpaidTimeRecord,
+    list: {
+      summary: 'List unpaid time (scope=all adds non-billable work)',
+      query: unpaidTimeQuery,
+      endpoint: unpaidTimeList,
     },
-    async (request) =>
-      context.read((c) => answerList(c, payeeList, request.query, request.caller, context)),
-  );
-
-  app.get(
-    '/team-payouts/payees/:id',
-    {
-      config: { access: AGENCY, answers: PAYEE_READS },
-      schema: {
-        summary: 'Get a payee',
-        description: AGENCY_WHO,
-        params: idParams,
-        querystring: RECORD_QUERY,
-        response: readResponses({ 200: singleResponse(payeeRecord) }, RECORD_ERRORS),
-      },
-    },
-    async (request) =>
-      answerRecord(
-        request,
-        context.read((c) => findPayee(c, request.caller.workspaceId, request.params.id)),
-      ),
-  );
-
-  app.get(
-    '/team-payouts/unpaid-time',
-    {
-      config: { access: AGENCY, answers: UNPAID_TIME_READS },
-      schema: {
-        summary: 'List unpaid time (scope=all adds non-billable work)',
-        description: AGENCY_WHO,
-        querystring: strictQuerySchema(unpaidTimeQuery),
-        response: readResponses({ 200: listResponse(unpaidTimeRecord) }, LIST_ERRORS),
-      },
-    },
-    async (request) =>
-      context.read((c) => answerList(c, unpaidTimeList, request.query, request.caller, context)),
-  );
+  });
 };
