@@ -2,7 +2,7 @@
 // 10M time entries: the summary, unpaid time (first page, and with a currency filter), and
 // profitability for one month and one year, with and without userId, through the API.
 // Baseline, same run: the same report computed directly in PostgreSQL by a plain SQL
-// implementation of the same rules (bench/pg-reports.ts, checked equal to the API on small
+// implementation of the same rules (bench/pg-reports/, checked equal to the API on small
 // workspaces by test/pg-reports.test.ts).
 //   npm run bench -- team-payouts [iterations=200] [pgIterations=2]
 //   (200 requests: the p99 of 30 is their slowest request.)
@@ -16,7 +16,9 @@ import { TokenIdentityCache } from '../src/tokens/token-identity-cache.ts';
 import { createToken } from '../src/tokens/token.repository.ts';
 import { monthOf } from '../src/reports/profitability/profitability.range.ts';
 import { todayIn } from '../src/time/calendar.ts';
-import { pgPayoutSummary, pgProfitability, pgUnpaidTimeFirstPage } from './pg-reports.ts';
+import { pgPayoutSummary } from './pg-reports/payout-summary.ts';
+import { pgProfitability } from './pg-reports/profitability.ts';
+import { pgUnpaidTimeFirstPage } from './pg-reports/unpaid-time.ts';
 import { benchStore, keptReadModel, log, slowestText, timeRuns } from './support.ts';
 
 const iterations = Number(process.argv[2] ?? 200);

@@ -1,10 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  pgPayoutSummary,
-  pgProfitability,
-  pgUnpaidTimeFirstPage,
-  type PgProfitabilityOptions,
-} from '../bench/pg-reports.ts';
+import { pgPayoutSummary } from '../bench/pg-reports/payout-summary.ts';
+import { pgProfitability, type PgProfitabilityOptions } from '../bench/pg-reports/profitability.ts';
+import { pgUnpaidTimeFirstPage } from '../bench/pg-reports/unpaid-time.ts';
 import { todayIn } from '../src/time/calendar.ts';
 import {
   generatedWorkspace,
@@ -17,7 +14,7 @@ import { createHarness, type Harness } from './support/harness.ts';
 type Body = Record<string, any>;
 
 /**
- * The PostgreSQL baseline of the report benchmarks (bench/pg-reports.ts) against the API, on
+ * The PostgreSQL baseline of the report benchmarks (bench/pg-reports/) against the API, on
  * generated workspaces: every report variant must give the API's `data` exactly, field order
  * included, so a benchmark ratio compares two computations of the same figures. The generator
  * brings the edge cases (rates changing mid-range, payees starting mid-range, running and
