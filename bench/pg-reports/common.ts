@@ -4,11 +4,12 @@
 // test/pg-reports.test.ts checks that every function returns exactly the `data` of its
 // endpoint on generated workspaces.
 //
-// Every rule is SQL run by PostgreSQL (decisions 7, 8 and 9, with the choices of
-// test/reference/README.md that the DuckDB views make); TypeScript only binds the parameters
-// and shapes the rows. Money stays NUMERIC in PostgreSQL and arrives as text already rounded to
-// its currency's scale: `round(numeric, s)` rounds half away from zero and never yields "-0.00",
-// and a NUMERIC rounded to s decimals prints exactly s of them.
+// Every rule is SQL run by PostgreSQL (docs/contract.md, "Team payouts", "Profitability",
+// "Money and rounding" and "FX conversion", with the choices of test/reference/README.md that
+// the DuckDB views make); TypeScript only binds the parameters and shapes the rows. Money stays
+// NUMERIC in PostgreSQL and arrives as text already rounded to its currency's scale:
+// `round(numeric, s)` rounds half away from zero and never yields "-0.00", and a NUMERIC
+// rounded to s decimals prints exactly s of them.
 //
 // Three conventions hold in every statement:
 // * Currency scales come in as two bound arrays (`scales` CTE, from src/money/currencies.ts),

@@ -6,9 +6,10 @@ import { CURRENCY_CODES, CURRENCY_SCALES, type Queryable } from './common.ts';
 // $1 workspace, $2 today, $3 currency filter or NULL, $4 codes, $5 scales.
 // The payee's rate of an entry is the live rate in force on its entry date: each rate runs from
 // its effective_from to the next one of its payee (one live rate per payee and day).
-// `payable`: entries owed but not on an APPROVED bill (decisions 7, test/reference choices
-// 12-13, 24): live, of a live payee, not running, > 0 s, on/after the payee's start date, on no
-// line (any kind) of a live APPROVED bill; with or without a rate, billable or not.
+// `payable`: entries owed but not on an APPROVED bill (docs/contract.md, "Unpaid-time item" and
+// "Summary totals"; test/reference/README.md, choices 12-13, 24): live, of a live payee, not
+// running, > 0 s, on/after the payee's start date, on no line (any kind) of a live APPROVED
+// bill; with or without a rate, billable or not.
 const SUMMARY_SQL = `
 WITH scales AS (
   SELECT code, scale FROM unnest($4::text[], $5::int[]) AS s(code, scale)
@@ -62,7 +63,7 @@ accrued AS (
   WHERE i.rate_id IS NOT NULL AND i.billable
   GROUP BY i.currency
 ),
--- Bill figures (decisions 7, "Bill amounts") of the live APPROVED bills.
+-- Bill figures (docs/contract.md, "Bill amounts") of the live APPROVED bills.
 bill_lines AS (
   SELECT bill_id,
     coalesce(sum(amount) FILTER (WHERE kind IN ('TIME', 'EXPENSE')), 0)

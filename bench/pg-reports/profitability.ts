@@ -8,7 +8,8 @@ import type {
 import { CURRENCY_CODES, CURRENCY_SCALES, type Queryable } from './common.ts';
 
 // $1 workspace, $2 from, $3 to, $4 userId, $5 projectId, $6 clientId (NULL: no filter), $7 page,
-// $8 perPage, $9 codes, $10 scales. Decisions 8 and 9 with test/reference choices 26-42:
+// $8 perPage, $9 codes, $10 scales. docs/contract.md, "Profitability" and "FX conversion", with
+// test/reference/README.md, choices 26-42:
 // * entries: live, not running, entry_date in range, narrowed by the filters (a deleted project
 //   or client still counts; a 0-second entry makes its rows);
 // * B: each TIME line of a live APPROVED bill naming the entry. approvedCost = the line's amount,

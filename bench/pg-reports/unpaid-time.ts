@@ -5,10 +5,10 @@ import type { UnpaidTimeRecord } from '../../src/reports/team-payouts/unpaid-tim
 import { CURRENCY_CODES, CURRENCY_SCALES, type Queryable } from './common.ts';
 
 // $1 workspace, $2 currency filter or NULL, $3 every section (scope=all), $4 limit, $5 codes,
-// $6 scales. Items (decisions 7, choices 11-17): the payable entries of `payable` in
-// payout-summary.ts that have a rate. hourlyRate keeps up to four decimals when they are not
-// zeros, at least the currency's scale; amount = duration x rate / 3600 rounded to the rate
-// currency.
+// $6 scales. Items (docs/contract.md, "Unpaid-time item"; test/reference/README.md, choices
+// 11-17): the payable entries of `payable` in payout-summary.ts that have a rate. hourlyRate
+// keeps up to four decimals when they are not zeros, at least the currency's scale; amount =
+// duration x rate / 3600 rounded to the rate currency.
 const UNPAID_FIRST_PAGE_SQL = `
 WITH scales AS (
   SELECT code, scale FROM unnest($5::text[], $6::int[]) AS s(code, scale)
