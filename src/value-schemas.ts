@@ -13,9 +13,10 @@ import {
 // The value primitives of every edge, defined once: the API's records (what it answers), its
 // write bodies and query filters (what it takes), and the snapshot's records (what an import
 // takes). What a store can hold is stored-values.ts; these are the zod schemas over it. The
-// snapshot has variants of its own because its contract differs (shared/spec/workspace-snapshot.md):
-// it takes what other tools write (a UUID in any case and version, a timestamp without seconds
-// or with a `+hhmm` zone) and normalises it, with its own messages.
+// snapshot has variants of its own because its contract differs
+// (docs/contract.md, "Workspace snapshot"): it takes what other tools write (a UUID in any case and
+// version, a timestamp without seconds or with a `+hhmm` zone) and normalises it, with its own
+// messages.
 
 /** An RFC 9562 UUID, as the API answers and takes ids. */
 export const uuid = z.uuid({ error: 'must be a UUID' });

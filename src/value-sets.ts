@@ -1,5 +1,5 @@
-// The value sets of decisions.md section 4 (and the contract's enums), in one place: the
-// snapshot format, the API's records and filters, and the generator all read them here.
+// The value sets of the contract (docs/contract.md, "Value sets", and its records' enums), in one
+// place: the snapshot format, the API's records and filters, and the generator all read them here.
 
 export const PROJECT_STATUSES = ['ACTIVE', 'COMPLETED', 'ARCHIVED'] as const;
 export const RATE_TYPES = ['HOURLY', 'FIXED', 'NON_BILLABLE'] as const;

@@ -6,8 +6,8 @@ import { KIND, ROLES, roleWorkspace, SCOPE_SETS, tokenFor, uid } from './support
 /**
  * Every endpoint x role x plan x scope, with the status each cell must answer. The table
  * below is the data: per endpoint, the status per role when the plan and scope allow the
- * call; the plan and scope rules of decisions 2 apply on top, in their order
- * (402 no API -> 403 role/scope -> 402 feature).
+ * call; the plan and scope rules of docs/contract.md, "Plans and roles" and "Order of checks",
+ * apply on top, in their order (402 no API -> 403 role/scope -> 402 feature).
  */
 interface Endpoint {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';

@@ -170,7 +170,7 @@ describe('GET /clients', () => {
     expect((await get(`?${Array.from({ length: 30 }, () => 'country=DE').join('&')}`)).status).toBe(
       422,
     );
-    // Unknown parameters are ignored on these lists (decisions 5).
+    // Unknown parameters are ignored on these lists (docs/contract.md, "Paging and sorting").
     expect((await get('?nonsense=1')).status).toBe(200);
   });
 

@@ -14,10 +14,10 @@ type Json = any;
  * characters, year 0000 and impossible dates, prototype names as parameters, tampered
  * cursors), over a store also holding what only another tool writes there (the longest value
  * of every column, arrays with NULLs). No answer may be a 5xx; every error answer carries the envelope with a status and
- * code of decisions 3; and the read model still follows the store afterwards.
+ * code of docs/contract.md, "Errors"; and the read model still follows the store afterwards.
  */
 
-/** The (status, error.code) pairs decisions 2 and 3 allow. */
+/** The (status, error.code) pairs allowed by docs/contract.md, "Errors" and "Order of checks". */
 const ERROR_CODES: Record<number, string[]> = {
   400: ['idempotency_key_required', 'malformed_json'],
   401: ['unauthenticated'],
@@ -372,7 +372,8 @@ describe('the API under fuzzed input (property)', () => {
         : fc.oneof(
             {
               weight: 10,
-              // An expense's currency is the client's: sending one is refused (decisions 6).
+              // An expense's currency is the client's: sending one is refused
+              // (docs/contract.md, "Expense writes").
               arbitrary: bodyFor(
                 op.body,
                 0,
@@ -416,7 +417,7 @@ describe('the API under fuzzed input (property)', () => {
       });
   };
 
-  it('answers no 5xx, and every error in the envelope with a status and code of decisions 3', async () => {
+  it('answers no 5xx, and every error in the envelope with a status and code of docs/contract.md, "Errors"', async () => {
     // Writes weigh more: they are what can reach the store and the sync.
     const anyRequest = fc
       .oneof(

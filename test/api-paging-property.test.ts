@@ -9,8 +9,9 @@ type Body = Record<string, any>;
 
 /**
  * Paging through any filter and sort returns every matching row exactly once, also while
- * rows are inserted between page requests (keyset pagination, decisions 5). Rows are written
- * straight into the read model, which is what lists read, so each run can build its own set.
+ * rows are inserted between page requests (keyset pagination:
+ * docs/contract.md, "Paging and sorting"). Rows are written straight into the read model, which is
+ * what lists read, so each run can build its own set.
  */
 const invoiceRow = fc.record({
   number: fc.constantFrom('A-1', 'A-2', 'B-1', 'B-1', 'C'),

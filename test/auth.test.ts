@@ -6,7 +6,7 @@ import { smallSnapshot, tinySnapshot, TOKENS } from './support/small-snapshot.ts
 const FREE_TOKEN = 'tt_test_FreePlanTok1_abcdefghijklmnopqrstuvwxyz012345';
 const STUDIO_TOKEN = 'tt_test_StudioPlanT1_abcdefghijklmnopqrstuvwxyz012345';
 
-describe('authentication and access (decisions 2)', () => {
+describe('authentication and access (docs/contract.md, "Tokens", "Plans and roles")', () => {
   let h: Harness;
   beforeAll(async () => {
     h = await createHarness();

@@ -509,7 +509,10 @@ describe('unusual options still give a valid workspace', () => {
   });
 });
 
-/** The pay rate on a day: the rate with the latest effectiveFrom on or before it (decisions 7). */
+/**
+ * The pay rate on a day: the rate with the latest effectiveFrom on or before it
+ * (docs/contract.md, "Unpaid-time item").
+ */
 function payeeRateAt(
   payee: RecordOf<'payee'>,
   day: string,

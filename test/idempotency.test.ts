@@ -24,7 +24,7 @@ interface Steering {
   hold?: { entered: () => void; release: Promise<void> };
 }
 
-describe('idempotent creates (decisions 3 and 6)', () => {
+describe('idempotent creates (docs/contract.md, "Idempotency")', () => {
   let h: Harness;
   let app: FastifyInstance;
   const steer: Steering = { next: 'create' };

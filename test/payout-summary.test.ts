@@ -11,9 +11,9 @@ import {
 import { READ_MODEL_PARTS } from '../src/cli/derived-tables.ts';
 
 /**
- * The team payout summary (decisions 7) and the views under it, over a small hand-made
- * workspace inserted straight into the read-model tables. Every expected figure is worked
- * out by hand in the comments beside the data.
+ * The team payout summary (docs/contract.md, "Summary per currency" and "Summary totals") and the
+ * views under it, over a small hand-made workspace inserted straight into the read-model tables.
+ * Every expected figure is worked out by hand in the comments beside the data.
  */
 
 // Readable UUIDs: id(0x101) = 00000000-0000-4000-8000-000000000101.

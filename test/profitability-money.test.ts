@@ -81,7 +81,7 @@ function expectAll(
   expect(wrong.slice(0, 3)).toEqual([]);
 }
 
-describe('money macros (decisions 9: exact, half away from zero)', () => {
+describe('money macros (docs/contract.md, "Money and rounding": exact, half away from zero)', () => {
   it('money_e4 and money_of_e4 round-trip every DECIMAL(18,4) value', async () => {
     const cases = fc.sample(fc.tuple(amount, amount, rate, scale), SAMPLES);
     expectAll(cases, await evaluate('money_of_e4(money_e4(a))', cases), ([a]) => a);

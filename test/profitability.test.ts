@@ -3,10 +3,10 @@ import { createHarness, type Harness } from './support/harness.ts';
 import { Workspace, workspaces } from './support/workspace-builder.ts';
 
 /**
- * The figures of GET /team-payouts/profitability (decisions 8 and 9, test/reference choices
- * 26-42), one rule at a time, each on a small workspace built inline and worked out by hand.
- * Every workspace goes through the real path: snapshot -> PostgreSQL -> sync -> DuckDB -> HTTP.
- * Access and query parsing are in profitability-http.test.ts.
+ * The figures of GET /team-payouts/profitability (docs/contract.md, "Profitability" and
+ * "FX conversion", test/reference choices 26-42), one rule at a time, each on a small workspace
+ * built inline and worked out by hand. Every workspace goes through the real path: snapshot ->
+ * PostgreSQL -> sync -> DuckDB -> HTTP. Access and query parsing are in profitability-http.test.ts.
  */
 
 let h: Harness;
@@ -55,7 +55,7 @@ const projectRow = (data: Report, projectId: string) => {
   return row;
 };
 
-describe('estimated cost (decisions 8, "pay rate")', () => {
+describe('estimated cost (docs/contract.md, "Costs": pay rate)', () => {
   // Ada: payee from 2026-10-05; 40.00 EUR/h since 2026-09-01, 50.00 EUR/h since 2026-10-15.
   const ws = new Workspace();
   const ada = ws.user('Ada');
@@ -132,7 +132,7 @@ describe('estimated cost (decisions 8, "pay rate")', () => {
   });
 });
 
-describe('rounding (decisions 9: half away from zero, per entry)', () => {
+describe('rounding (docs/contract.md, "Money and rounding": half away from zero, per entry)', () => {
   const ws = new Workspace();
   const ida = ws.user('Ida');
   const client = ws.client('Rounders');
@@ -168,7 +168,7 @@ describe('rounding (decisions 9: half away from zero, per entry)', () => {
   });
 });
 
-describe('approved cost and paid (decisions 8, B = the APPROVED bill of the entry)', () => {
+describe('approved cost and paid (docs/contract.md, "Costs": B = the APPROVED bill of the entry)', () => {
   // Cleo, 30.00 EUR/h. Each case on its own project, so each project row shows one rule.
   const ws = new Workspace();
   const cleo = ws.user('Cleo');
@@ -265,7 +265,7 @@ describe('approved cost and paid (decisions 8, B = the APPROVED bill of the entr
   });
 });
 
-describe('revenue (decisions 8: billedNet, collectedNet, clientUnbilledSeconds, receipts)', () => {
+describe('revenue (docs/contract.md, "Revenue": billedNet, collectedNet, clientUnbilledSeconds, receipts)', () => {
   const ws = new Workspace();
   const dan = ws.user('Dan');
   const acme = ws.client('Acme', 'EUR');
@@ -417,7 +417,7 @@ describe('revenue (decisions 8: billedNet, collectedNet, clientUnbilledSeconds, 
   });
 });
 
-describe('FX (decisions 9)', () => {
+describe('FX (docs/contract.md, "FX conversion")', () => {
   // Base EUR. USD -> EUR 0.90 from 2026-10-01, 0.80 from 2026-10-16; JPY -> EUR 0.0062;
   // KWD -> EUR and GBP -> EUR only after the range.
   const ws = new Workspace();
@@ -564,7 +564,7 @@ describe('FX (decisions 9)', () => {
   });
 });
 
-describe('members: order, paging and the summary (decisions 8)', () => {
+describe('members: order, paging and the summary (docs/contract.md, "Rows, summary and paging")', () => {
   const ws = new Workspace();
   const work = ws.project('Work');
   // Code-point order: upper case before lower case, 'É' after both; equal names by userId.

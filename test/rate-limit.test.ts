@@ -12,7 +12,7 @@ import {
 import { createHarness, type Harness } from './support/harness.ts';
 import { smallSnapshot, TOKENS } from './support/small-snapshot.ts';
 
-describe('per-token rate limit over HTTP (decisions 3)', () => {
+describe('per-token rate limit over HTTP (docs/contract.md, "Errors")', () => {
   let h: Harness;
   let app: FastifyInstance;
 

@@ -3,11 +3,11 @@ import { createHarness, type Harness } from './support/harness.ts';
 import { Workspace, workspaces } from './support/workspace-builder.ts';
 
 /**
- * Sums of amounts beyond DECIMAL(18,4), the type every stored amount has (decisions 9: exact
- * decimals). One amount holds at most 99,999,999,999,999.9999; a bill of two such lines, or a
- * summary over two bills, holds more. The bill figures and the payout summary used to cast
- * their sums back to DECIMAL(18,4), and answered 500 (the profitability report's sums: see
- * "sums beyond 64 bits" in profitability.test.ts).
+ * Sums of amounts beyond DECIMAL(18,4), the type every stored amount has
+ * (docs/contract.md, "Money and rounding": exact decimals). One amount holds at most
+ * 99,999,999,999,999.9999; a bill of two such lines, or a summary over two bills, holds more. The
+ * bill figures and the payout summary used to cast their sums back to DECIMAL(18,4), and answered
+ * 500 (the profitability report's sums: see "sums beyond 64 bits" in profitability.test.ts).
  */
 
 // Zoe's hours cost 99,999,999,999,999.99 EUR each, the largest pay rate in cents there is.
@@ -86,7 +86,7 @@ interface BillPage {
   pagination: { nextCursor: string | null };
 }
 
-describe('sums beyond DECIMAL(18,4) (decisions 9: exact decimals)', () => {
+describe('sums beyond DECIMAL(18,4) (docs/contract.md, "Money and rounding": exact decimals)', () => {
   it('the payout summary adds them up exactly', async () => {
     const { data } = await get<{ data: { currencies: object[] } }>('/team-payouts/summary');
     expect(data.currencies).toEqual([

@@ -1,6 +1,6 @@
 -- Exact money arithmetic for the views. DuckDB divides DECIMALs into DOUBLE, so every
 -- division of money is done here on integers and rounded half away from zero
--- (decisions 9); nothing in a money figure ever passes through a float.
+-- (docs/contract.md, "Money and rounding"); nothing in a money figure ever passes through a float.
 
 -- n / d rounded half away from zero, for integers (HUGEINT) with d > 0.
 CREATE OR REPLACE MACRO div_round_half_away(n, d) AS
@@ -16,9 +16,10 @@ CREATE OR REPLACE MACRO money_to_e4(amount) AS CAST(CAST(amount AS DECIMAL(38, 4
 CREATE OR REPLACE MACRO money_of_e4(e4) AS
   CAST(CAST(e4 AS DECIMAL(38, 0)) * 0.0001 AS DECIMAL(38, 4));
 
--- durationSeconds x hourlyRate / 3600, rounded to the currency's minor unit (decisions 7, 9),
--- as DECIMAL(38,4): ten hours at the largest rate DECIMAL(18,4) holds already pass it (cast to
--- it, such an entry failed the sync's refresh of the unpaid totals, and with it the sync).
+-- durationSeconds x hourlyRate / 3600, rounded to the currency's minor unit
+-- (docs/contract.md, "Unpaid-time item" and "Money and rounding"), as DECIMAL(38,4): ten hours at
+-- the largest rate DECIMAL(18,4) holds already pass it (cast to it, such an entry failed the sync's
+-- refresh of the unpaid totals, and with it the sync).
 CREATE OR REPLACE MACRO time_cost(duration_seconds, hourly_rate, scale) AS
   money_of_e4(
     div_round_half_away(CAST(duration_seconds AS HUGEINT) * money_to_e4(hourly_rate), 3600 * minor_unit_e4(scale))
@@ -78,9 +79,9 @@ CREATE OR REPLACE MACRO e4_share(amount_e4, part_e4, whole_e4, unit_e4) AS
 CREATE OR REPLACE MACRO e4_round(amount_e4, unit_e4) AS
   mul_div_round_half_away(amount_e4, 1, 1, unit_e4) * unit_e4;
 
--- amount x min(part / whole, 1), rounded; 0 when whole is 0 (decisions 8: `paid` of a bill line,
--- `collectedNet` of an invoice line). The ratio is compared, not computed: part / whole >= 1
--- is part >= whole for a positive whole and part <= whole for a negative one.
+-- amount x min(part / whole, 1), rounded; 0 when whole is 0 (docs/contract.md, "Costs": `paid` of a
+-- bill line, `collectedNet` of an invoice line). The ratio is compared, not computed: part / whole
+-- >= 1 is part >= whole for a positive whole and part <= whole for a negative one.
 CREATE OR REPLACE MACRO e4_share_capped(amount_e4, part_e4, whole_e4, unit_e4) AS
   CASE
     WHEN whole_e4 = 0 THEN 0
@@ -88,9 +89,9 @@ CREATE OR REPLACE MACRO e4_share_capped(amount_e4, part_e4, whole_e4, unit_e4) A
     ELSE e4_share(amount_e4, part_e4, whole_e4, unit_e4)
   END;
 
--- The net of an invoice line (decisions 8, billedNet): amount x (1 - discount / subtotal), that is
--- amount x (subtotal - discount) / subtotal, rounded to the invoice currency; the amount itself
--- when the subtotal is 0. Tax is never included. `net_e4` = subtotal - discount.
+-- The net of an invoice line (docs/contract.md, "Revenue": billedNet): amount x (1 - discount /
+-- subtotal), that is amount x (subtotal - discount) / subtotal, rounded to the invoice currency;
+-- the amount itself when the subtotal is 0. Tax is never included. `net_e4` = subtotal - discount.
 CREATE OR REPLACE MACRO e4_invoice_line_net(amount_e4, net_e4, subtotal_e4, unit_e4) AS
   CASE
     WHEN subtotal_e4 = 0 THEN e4_round(amount_e4, unit_e4)
@@ -98,13 +99,13 @@ CREATE OR REPLACE MACRO e4_invoice_line_net(amount_e4, net_e4, subtotal_e4, unit
   END;
 
 -- amount x rate (an e10 count) rounded half away from zero to a whole number of the target
--- currency's `unit_e4` (decisions 9), at the rate's full precision.
+-- currency's `unit_e4` (docs/contract.md, "Money and rounding"), at the rate's full precision.
 CREATE OR REPLACE MACRO e4_convert(amount_e4, rate_e10, unit_e4) AS
   e4_share(amount_e4, rate_e10, 10000000000, unit_e4);
--- An amount's figure in the base currency (decisions 9): the amount itself when it needs no
--- rate (`converts` false: the base currency; or an amount of 0), its e4_convert with the rate
--- otherwise, NULL without a rate (or without the amount). A column, not an expression: the
--- macro uses its argument three times.
+-- An amount's figure in the base currency (docs/contract.md, "FX conversion"): the amount itself
+-- when it needs no rate (`converts` false: the base currency; or an amount of 0), its e4_convert
+-- with the rate otherwise, NULL without a rate (or without the amount). A column, not an
+-- expression: the macro uses its argument three times.
 CREATE OR REPLACE MACRO e4_to_base(amount_e4, converts, rate_e10, unit_e4) AS
   CASE
     WHEN NOT converts OR amount_e4 = 0 THEN amount_e4

@@ -5,9 +5,11 @@ import { forbiddenPlan, forbiddenScope } from './errors.ts';
 export interface AccessRule {
   /** Roles allowed (any role when absent). */
   roles?: Role[];
-  /** `read` for GET, `write` for changes (decisions 2). */
+  /** `read` for GET, `write` for changes (docs/contract.md, "Tokens"). */
   scope?: 'read' | 'write';
-  /** A plan feature: checked after role and scope, as decisions 2 orders it. */
+  /**
+   * A plan feature: checked after role and scope, as docs/contract.md, "Order of checks" orders it.
+   */
   feature?: { plan: 'agency'; name: string };
 }
 

@@ -70,14 +70,20 @@ export const validationFailed = (fields: Record<string, string>) =>
   new ApiError('validation_failed', 'Some values are invalid.', { fields });
 export const invalidQuery = (fields: Record<string, string>) =>
   new ApiError('invalid_query', 'The query has unknown or repeated parameters.', { fields });
-/** A time entry's duration sent beside a `startTime`+`endTime` pair it differs from (decisions 3). */
+/**
+ * A time entry's duration sent beside a `startTime`+`endTime` pair it differs from
+ * (docs/contract.md, "Duration rules").
+ */
 export const durationConflict = (fields: Record<string, string>) =>
   new ApiError(
     'duration_conflict',
     'The duration sent differs from the time between startTime and endTime.',
     { fields },
   );
-/** A time entry on a SENT/PAID invoice or an APPROVED team bill (decisions 3); `fields` names what it tried to change. */
+/**
+ * A time entry on a SENT/PAID invoice or an APPROVED team bill (docs/contract.md, "Time entries");
+ * `fields` names what it tried to change.
+ */
 export const entryLocked = (fields: Record<string, string>) =>
   new ApiError(
     'entry_locked',

@@ -12,7 +12,10 @@ import {
 import { readInHandler } from './route-schema.ts';
 import { writeAnswer } from './write.ts';
 
-/** How long a stored response is replayed (decisions 6); after that the key counts as new. */
+/**
+ * How long a stored response is replayed (docs/contract.md, "Idempotency"); after that the key
+ * counts as new.
+ */
 export const REPLAY_WINDOW_HOURS = 24;
 /** How long a request waits for a concurrent one holding the same key before answering 409. */
 export const DEFAULT_IN_PROGRESS_WAIT_MS = 2_000;
@@ -76,7 +79,10 @@ export interface WriteResult {
   body: unknown;
 }
 
-/** The request a key was first used for, and the key's owner (decisions 6: workspace and token). */
+/**
+ * The request a key was first used for, and the key's owner (docs/contract.md, "Idempotency":
+ * workspace and token).
+ */
 interface KeyClaim {
   workspace_id: string;
   token_prefix: string;
@@ -93,7 +99,7 @@ interface Outcome {
 }
 
 /**
- * Runs a create with idempotent replay (decisions 3 and 6) and sends its response.
+ * Runs a create with idempotent replay (docs/contract.md, "Idempotency") and sends its response.
  *
  * With an `Idempotency-Key`, one PostgreSQL transaction claims the key (its row is inserted
  * first), runs `execute`, and stores the response it sends, byte for byte. A later request

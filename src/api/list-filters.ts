@@ -9,8 +9,8 @@ export function sortKeys(own: Record<string, SortKey>): Record<string, SortKey> 
 }
 
 /**
- * Conditions of `<field>From` / `<field>To` (decisions 5): inclusive bounds, a plain date's
- * upper bound covering its whole day. Dates compare as their UTC midnight.
+ * Conditions of `<field>From` / `<field>To` (docs/contract.md, "Filters"): inclusive bounds, a
+ * plain date's upper bound covering its whole day. Dates compare as their UTC midnight.
  */
 export function dateRangeConditions(
   query: Record<string, unknown>,

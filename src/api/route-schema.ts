@@ -20,7 +20,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /**
      * Role, scope and plan feature the route needs. The app checks it before the input is
-     * validated, so that 403 and 402 come before 422 (decisions 2). Every API route has one.
+     * validated, so that 403 and 402 come before 422 (docs/contract.md, "Order of checks"). Every
+     * API route has one.
      */
     access?: AccessRule;
     /**
@@ -83,8 +84,8 @@ export function readInHandler(schema: z.ZodType): z.ZodType<unknown> {
 }
 
 /**
- * A strict query (decisions 7): an unknown or repeated parameter is 422 `invalid_query`
- * naming it, before any value is read; then the values are validated as any query.
+ * A strict query (docs/contract.md, "Team payout queries"): an unknown or repeated parameter is 422
+ * `invalid_query` naming it, before any value is read; then the values are validated as any query.
  */
 export function strictQuerySchema<T extends z.ZodObject>(schema: T): T {
   STRICT.add(schema);
@@ -133,7 +134,7 @@ export const validateInput: FastifySchemaCompiler<z.ZodType> = ({ schema, httpPa
 /** Error codes a route declares it answers, by status (each code's status is ERROR_STATUSES'). */
 export type ErrorsByStatus = Readonly<Record<number, readonly ErrorCode[]>>;
 
-/** Error statuses every API route can answer, and their codes (decisions 3). */
+/** Error statuses every API route can answer, and their codes (docs/contract.md, "Errors"). */
 const COMMON_ERRORS: ErrorsByStatus = {
   401: ['unauthenticated'],
   402: ['forbidden_plan'],
@@ -238,9 +239,9 @@ export const UPDATE_ERRORS: ErrorsByStatus = { ...WRITE_ERRORS, 404: ['not_found
 export const idParams = z.object({ id: z.uuid() });
 
 /**
- * The checks a route declares that come before its input (decisions 2): role and scope (403),
- * then the plan's features (402), then its own `beforeInput`. The app runs it in
- * `preValidation`, after authentication and before the validation of params, query and body.
+ * The checks a route declares that come before its input (docs/contract.md, "Order of checks"):
+ * role and scope (403), then the plan's features (402), then its own `beforeInput`. The app runs it
+ * in `preValidation`, after authentication and before the validation of params, query and body.
  */
 export function checkBeforeInput(request: FastifyRequest): void {
   const { access, beforeInput } = request.routeOptions.config;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { isoTimestamp } from '../value-schemas.ts';
 import { answersAsTable } from './table-answer.ts';
 
-// Shapes shared by the API's records (api-v1 "Resources and their fields"); their values are
+// Shapes shared by the API's records (docs/contract.md, "Records"); their values are
 // the primitives of value-schemas.ts.
 
 export const timestamps = {

@@ -1,8 +1,9 @@
 import { invalidQuery } from './errors.ts';
 
 /**
- * Team-payout endpoints are strict (decisions 7): a parameter they do not know, or one given
- * twice, is refused with `invalid_query` naming it, before any value is looked at.
+ * Team-payout endpoints are strict (docs/contract.md, "Team payout queries"): a parameter they do
+ * not know, or one given twice, is refused with `invalid_query` naming it, before any value is
+ * looked at.
  */
 export function strictQuery(query: unknown, allowed: readonly string[]): Record<string, string> {
   // The names are the caller's: objects without a prototype hold `__proto__` as a name like

@@ -6,11 +6,11 @@ import { validationFailed } from './errors.ts';
 import { JsonNumber } from './json-number.ts';
 import { decimalPattern, documentAs } from '../schema-doc.ts';
 
-// Body building blocks of the write endpoints (decisions 6). Bodies come from the lossless
-// JSON parser, so a JSON number arrives as a JsonNumber holding its literal. Ids, dates,
+// Body building blocks of the write endpoints (docs/contract.md, "Writes"). Bodies come from the
+// lossless JSON parser, so a JSON number arrives as a JsonNumber holding its literal. Ids, dates,
 // timestamps and currencies are the primitives of value-schemas.ts.
 
-/** Text where an empty (or blank) string means null (api-v1 "Empty strings are coerced to null"). */
+/** Text where an empty (or blank) string means null (docs/contract.md, "Client writes"). */
 export function optionalText(max: number) {
   return z
     .union([z.string().max(max, `must be at most ${max} characters`), z.null()])

@@ -18,7 +18,7 @@ import {
 } from './entity.ts';
 
 /**
- * A team bill (api-v1 "Team bill", decisions 7 "Bill amounts"), over `team_bills r JOIN
+ * A team bill (docs/contract.md, "Team bill" and "Bill amounts"), over `team_bills r JOIN
  * team_bill_figures f ON f.bill_id = r.id JOIN payees p ON p.id = r.payee_id`: its amounts and
  * payment status are the figures the read model keeps, which a snapshot leaves out.
  */

@@ -12,8 +12,8 @@ import {
 } from './entity.ts';
 
 /**
- * A client (api-v1 "Client"), over `clients r`. Its default rate is in its own currency, or
- * the workspace's when it has none (the row context's default currency).
+ * A client (docs/contract.md, "Client"), over `clients r`. Its default rate is in its own currency,
+ * or the workspace's when it has none (the row context's default currency).
  */
 export const clientEntity = defineEntity(
   'r',

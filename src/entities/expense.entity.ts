@@ -13,7 +13,7 @@ import {
   uuid,
 } from './entity.ts';
 
-/** An expense (api-v1 "Expense", decisions 4), over `expenses r`. */
+/** An expense (docs/contract.md, "Expense" and "Value sets"), over `expenses r`. */
 export const expenseEntity = defineEntity(
   'r',
   {

@@ -16,7 +16,7 @@ import {
 } from './entity.ts';
 
 /**
- * An invoice (api-v1 "Invoice (read-only)"), over `invoices r`. A snapshot gives its amounts
+ * An invoice (docs/contract.md, "Invoice"), over `invoices r`. A snapshot gives its amounts
  * (it is a record of another system) and what the API does not answer (PO number, flags).
  */
 export const invoiceEntity = defineEntity(

@@ -13,8 +13,8 @@ import {
 } from './entity.ts';
 
 /**
- * A team payee (api-v1 "Team payee"), over `payees r`; the API answers its live rates and
- * credits inside it, a snapshot nests all of them.
+ * A team payee (docs/contract.md, "Team payee"), over `payees r`; the API answers its live rates
+ * and credits inside it, a snapshot nests all of them.
  */
 export const payeeEntity = defineEntity(
   'r',

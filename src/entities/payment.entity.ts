@@ -16,8 +16,9 @@ import {
 } from './entity.ts';
 
 /**
- * A team payment (api-v1 "Team payment", decisions 4), over `team_payments r JOIN payees p ON
- * p.id = r.payee_id`. A snapshot takes only the methods and settlement modes of the value sets.
+ * A team payment (docs/contract.md, "Team payment" and "Value sets"), over `team_payments r JOIN
+ * payees p ON p.id = r.payee_id`. A snapshot takes only the methods and settlement modes of the
+ * value sets.
  */
 export const paymentEntity = defineEntity(
   'r',

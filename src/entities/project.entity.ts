@@ -15,9 +15,9 @@ import {
 } from './entity.ts';
 
 /**
- * A project (api-v1 "Project"), over `projects r`. Its amounts are in its client's currency,
- * else the workspace's (the row context's); the pricing fields are left out for Member tokens,
- * whom compensation and pricing are not to show.
+ * A project (docs/contract.md, "Project"), over `projects r`. Its amounts are in its client's
+ * currency, else the workspace's (the row context's); the pricing fields are left out for Member
+ * tokens, whom compensation and pricing are not to show.
  */
 export const projectEntity = defineEntity(
   'r',

@@ -15,7 +15,7 @@ import {
   uuids,
 } from './entity.ts';
 
-/** A task (api-v1 "Task", decisions 4), over `tasks r`. */
+/** A task (docs/contract.md, "Task" and "Value sets"), over `tasks r`. */
 export const taskEntity = defineEntity(
   'r',
   {

@@ -10,7 +10,7 @@ import {
   uuid,
 } from './entity.ts';
 
-/** A time entry (api-v1 "Time entry"), over `time_entries r`. */
+/** A time entry (docs/contract.md, "Time entry"), over `time_entries r`. */
 export const timeEntryEntity = defineEntity(
   'r',
   {

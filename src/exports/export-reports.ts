@@ -24,7 +24,10 @@ import type { Plan } from '../store/schema.ts';
  */
 export interface ExportParams {
   workspaceId: string;
-  /** The workspace's plan: a Studio workspace's exports leave out draft bills (decisions 2). */
+  /**
+   * The workspace's plan: a Studio workspace's exports leave out draft bills
+   * (docs/contract.md, "Plans and roles").
+   */
   plan: Plan;
   /** Inclusive dates (YYYY-MM-DD) on the report's date; either may be absent. */
   from?: string | undefined;
@@ -136,7 +139,8 @@ const bills: ExportReport = {
       .where('r.workspace_id', '=', p.workspaceId)
       .where('r.deleted_at', 'is', null)
       .$if(!draftsShown(p), (q) => q.where('r.status', '<>', 'DRAFT'))
-      // Bills whose service period overlaps the range, as GET /team-payouts/bills (decisions 7).
+      // Bills whose service period overlaps the range, as GET /team-payouts/bills
+      // (docs/contract.md, "Team payout queries").
       .$if(p.from !== undefined, (q) =>
         q.where((e) => e.or([e('r.service_to', 'is', null), e('r.service_to', '>=', p.from!)])),
       )

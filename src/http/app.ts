@@ -70,7 +70,10 @@ export interface AppDependencies {
   webhookAllowPrivate?: boolean;
   /** How long a GET waits for the data position it needs before 503 (ms; default 10 s). */
   positionWaitMs?: number;
-  /** Requests per fixed window per token (decisions 3); unset fields take DEFAULT_RATE_LIMIT. */
+  /**
+   * Requests per fixed window per token (docs/contract.md, "Errors"); unset fields take
+   * DEFAULT_RATE_LIMIT.
+   */
   rateLimit?: Partial<RateLimitOptions>;
   /** Rows kept per list in the record cache (RECORD_CACHE_ROWS; default 50,000). */
   recordCacheRows?: number;
@@ -150,7 +153,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       );
     }
   });
-  // Role, scope and plan (403, 402) before the input is validated (422): decisions 2.
+  // Role, scope and plan (403, 402) before the input is validated (422):
+  // docs/contract.md, "Order of checks".
   app.addHook('preValidation', async (request) => {
     keepReceivedBody(request);
     checkBeforeInput(request);

@@ -10,9 +10,9 @@ import { forbiddenPlan, unauthenticated } from '../api/errors.ts';
 const API_PLANS = new Set(['studio', 'agency']);
 
 /**
- * Resolves the bearer token to a caller, in the order of decisions 2: a missing, malformed,
- * unknown, revoked or other-environment token is 401 (all alike, so a prober learns
- * nothing); then a workspace whose plan has no API access is 402. Role, scope and feature
+ * Resolves the bearer token to a caller, in the order of docs/contract.md, "Order of checks": a
+ * missing, malformed, unknown, revoked or other-environment token is 401 (all alike, so a prober
+ * learns nothing); then a workspace whose plan has no API access is 402. Role, scope and feature
  * checks belong to each route (`requireAccess`). With `identities`, a token seen before is
  * answered from memory, kept current by PostgreSQL's notifications (TokenIdentityCache).
  */

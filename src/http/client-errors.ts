@@ -5,8 +5,9 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ERROR_STATUSES, type ErrorBody } from '../api/errors.ts';
 import { answerError } from './error-handler.ts';
 
-// Requests that fail before any route runs still get the error envelope (decisions 3) and an
-// X-Request-Id: what Node's HTTP parser refuses, and what Fastify's router cannot route.
+// Requests that fail before any route runs still get the error envelope
+// (docs/contract.md, "Errors") and an X-Request-Id: what Node's HTTP parser refuses, and what
+// Fastify's router cannot route.
 
 /**
  * The longest path parameter the router passes on. Node already refuses a request line and

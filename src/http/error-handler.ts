@@ -6,7 +6,7 @@ import type {
 } from 'fastify';
 import { ApiError, ERROR_STATUSES, type ErrorBody } from '../api/errors.ts';
 
-/** Fastify's own errors, mapped onto the API's codes (decisions 3). */
+/** Fastify's own errors, mapped onto the API's codes (docs/contract.md, "Errors"). */
 const FRAMEWORK_ERRORS: Record<string, ErrorBody> = {
   FST_ERR_CTP_INVALID_JSON_BODY: {
     code: 'malformed_json',

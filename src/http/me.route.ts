@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { responses, type RoutePlugin } from '../api/route-schema.ts';
 import { singleResponse } from '../api/schema-parts.ts';
 
-/** `data` of GET /me (decisions 2). */
+/** `data` of GET /me (docs/contract.md, "Tokens"). */
 export const meRecord = z.object({
   orgId: z.uuid(),
   orgName: z.string(),
@@ -14,7 +14,10 @@ export const meRecord = z.object({
   tokenPrefix: z.string(),
 });
 
-/** GET /me: who the token is (decisions 2). Answered from the operational store, not the read model. */
+/**
+ * GET /me: who the token is (docs/contract.md, "Tokens"). Answered from the operational store, not
+ * the read model.
+ */
 export const meRoutes: RoutePlugin = async (app) => {
   app.get(
     '/me',

@@ -215,7 +215,7 @@ export function registerMetrics(
     };
     requests.inc(labels);
     durations.observe(labels, reply.elapsedTime / 1000);
-    // The rate limit is the only source of 429 (decisions 3).
+    // The rate limit is the only source of 429 (docs/contract.md, "Errors").
     if (reply.statusCode === 429) refused.inc();
   });
   app.addHook('onClose', async () => registry.clear());

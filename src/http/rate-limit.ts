@@ -44,10 +44,10 @@ const tokenOf = (request: FastifyRequest): string | undefined =>
   (request as { caller?: Caller }).caller?.tokenPrefix;
 
 /**
- * Counts each authenticated request against its token with @fastify/rate-limit (decisions 3).
- * The authentication hook runs first (the library's hook is a route's own, which runs after the
- * app's), so 401 and 402 come before 429 and a bad token is charged to no one. Past the
- * window's requests:
+ * Counts each authenticated request against its token with @fastify/rate-limit
+ * (docs/contract.md, "Errors"). The authentication hook runs first (the library's hook is a route's
+ * own, which runs after the app's), so 401 and 402 come before 429 and a bad token is charged to no
+ * one. Past the window's requests:
  * 429 `rate_limited` with `Retry-After` in whole seconds. Every counted response carries the
  * library's `RateLimit-Limit`, `-Remaining`, `-Reset`, and the current draft's
  * `RateLimit-Policy` and `RateLimit` fields. Per process, in an LRU of `maxKeys` tokens.

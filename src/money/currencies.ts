@@ -1,6 +1,6 @@
 /**
- * ISO 4217 active codes and their minor units (decisions 9). A code outside this table is
- * unknown and refused on write and import.
+ * ISO 4217 active codes and their minor units (docs/contract.md, "Money and rounding"). A code
+ * outside this table is unknown and refused on write and import.
  */
 const ZERO_DECIMAL = [
   'BIF',

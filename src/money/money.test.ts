@@ -13,7 +13,7 @@ import {
 } from './money.ts';
 
 describe('money', () => {
-  it('knows the minor units of decisions 9', () => {
+  it('knows the minor units of docs/contract.md, "Money and rounding"', () => {
     expect(['JPY', 'KRW', 'VND', 'CLP', 'ISK'].map(currencyScale)).toEqual([0, 0, 0, 0, 0]);
     expect(['BHD', 'KWD', 'OMR', 'JOD', 'TND'].map(currencyScale)).toEqual([3, 3, 3, 3, 3]);
     expect(currencyScale('EUR')).toBe(2);

@@ -35,9 +35,9 @@ export interface SearchQuery {
 }
 
 /**
- * The search of `text` among one entity's records in one workspace (decisions 5): every term
- * must match; a term of 1-2 characters matches a word prefix of the primary field, a longer
- * one a word prefix of any searched field or a word within Damerau-Levenshtein distance 1
+ * The search of `text` among one entity's records in one workspace (docs/contract.md, "Search"):
+ * every term must match; a term of 1-2 characters matches a word prefix of the primary field, a
+ * longer one a word prefix of any searched field or a word within Damerau-Levenshtein distance 1
  * (3-7 characters) or 2 (8 or more). A record's rank is the sum over the terms of the term's
  * best kind * 2 + field (kind 0 exact word, 1 prefix, 2 typo; field 0 primary, 1 other), so
  * exact beats prefix beats typo, and primary beats other for each term. See docs/search.md.

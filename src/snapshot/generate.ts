@@ -70,7 +70,7 @@ const optionsSchema = z.object({
 
 /**
  * Writes a deterministic, realistic agency workspace as an NDJSON snapshot
- * (shared/spec/workspace-snapshot.md): the workspace line first, then one record per line.
+ * (docs/contract.md, "Workspace snapshot"): the workspace line first, then one record per line.
  *
  * Memory stays flat whatever `timeEntries` is: people, clients, projects and payees are held
  * (thousands at most); time entries are generated month by month and user by user, and the

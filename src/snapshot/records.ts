@@ -27,7 +27,7 @@ import {
 import { ROLES } from '../value-sets.ts';
 
 /**
- * The workspace snapshot format (shared/spec/workspace-snapshot.md), one zod schema per
+ * The workspace snapshot format (docs/contract.md, "Workspace snapshot"), one zod schema per
  * record type. These schemas check each record on its own; what needs other records
  * (references, duplicate ids, amounts in another record's currency) is checked by the
  * importer over the whole file. An entity's fields, their order and their value rules come

@@ -1,7 +1,7 @@
 import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
 import type { TokenEnv } from '../store/schema.ts';
 
-/** Brand marker of every token (decisions 2). */
+/** Brand marker of every token (docs/contract.md, "Tokens"). */
 export const TOKEN_MARKER = 'tt';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const TOKEN_TEXT = /^tt_(live|test)_([0-9A-Za-z]{12})_([0-9A-Za-z]{32})$/;

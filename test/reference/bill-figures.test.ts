@@ -16,7 +16,7 @@ function payment(n: number, billNo: number, amount: string, fields: Partial<Paym
   };
 }
 
-describe('billFigures (decisions 7 "Bill amounts")', () => {
+describe('billFigures (docs/contract.md, "Bill amounts")', () => {
   it('sums TIME and EXPENSE lines into subtotal and ADJUSTMENT lines into adjustmentTotal', () => {
     // subtotal = 67.50 + 12.30 = 79.80; adjustmentTotal = -10.00 + 2.50 = -7.50;
     // total = 79.80 - 7.50 = 72.30; nothing paid.

@@ -25,7 +25,7 @@ export interface BillAmounts {
 }
 
 /**
- * Decisions 7 "Bill amounts" for every bill of the snapshot, deleted ones included (their
+ * docs/contract.md, "Bill amounts", for every bill of the snapshot, deleted ones included (their
  * record still has figures; the reports leave deleted bills out).
  */
 export function billAmounts(snapshot: SnapshotInput): Map<string, BillAmounts> {

@@ -2,9 +2,9 @@ import { type Dec, dec, roundMoney } from './reference-money.ts';
 import { compareText, isLive, type FxRateInput, type SnapshotInput } from './reference-snapshot.ts';
 
 /**
- * Decisions 9 FX: an amount in currency C dated D converts to the base currency with the
- * live C->base rate of the latest `effectiveFrom` <= D; only that direction, no inverse, no
- * triangulation. The product is exact and then rounded half away from zero to the base
+ * docs/contract.md, "FX conversion": an amount in currency C dated D converts to the base currency
+ * with the live C->base rate of the latest `effectiveFrom` <= D; only that direction, no inverse,
+ * no triangulation. The product is exact and then rounded half away from zero to the base
  * currency. Remembers which rates it used.
  */
 export class FxConverter {

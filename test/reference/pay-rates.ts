@@ -53,7 +53,9 @@ export function entriesOnApprovedBills(snapshot: SnapshotInput): Set<string> {
   return ids;
 }
 
-/** An entry that is owed to its payee unless it lacks a rate (decisions 7). */
+/**
+ * An entry that is owed to its payee unless it lacks a rate (docs/contract.md, "Unpaid-time item").
+ */
 export interface UnbilledWork {
   entry: TimeEntryInput;
   payee: PayeeInput;

@@ -44,7 +44,7 @@ const adjustment = (n: number, amount: string) => ({
   amount,
 });
 
-describe('payoutSummary (decisions 7 "Summary per currency")', () => {
+describe('payoutSummary (docs/contract.md, "Summary per currency")', () => {
   it('adds up unpaid work, approved bills, payments and credits per currency', () => {
     // Ada earns 45.00 EUR/h. Default-scope unpaid items: 10-01 5400 s = 67.50 and
     // 10-20 1800 s = 22.50 -> eligibleSeconds 7200, accrued 90.00, 10-01..10-20.

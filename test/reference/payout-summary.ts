@@ -56,7 +56,7 @@ interface Totals {
   credit: Dec;
 }
 
-/** Decisions 7 "Summary per currency" and its top-level figures. */
+/** docs/contract.md, "Summary per currency" and "Summary totals". */
 export function payoutSummary(snapshot: SnapshotInput, query: PayoutSummaryQuery): PayoutSummary {
   const wanted = (currency: string) => query.currency === undefined || currency === query.currency;
   const byCurrency = new Map<string, Totals>();

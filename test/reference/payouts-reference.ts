@@ -1,6 +1,6 @@
 /**
  * A reference implementation of every team-payout figure (bills, unpaid time, the payout
- * summary and profitability), written from shared/spec alone as an oracle for differential
+ * summary and profitability), written from docs/contract.md alone as an oracle for differential
  * tests against the DuckDB views. It shares no code with src/. The choices it makes where
  * the spec is open are listed in README.md beside this file.
  */

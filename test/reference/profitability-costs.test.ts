@@ -42,7 +42,7 @@ function adaRow(report: ReturnType<typeof profitability>) {
 /** Ada is paid 40.00 EUR/h from 2026-01-01 unless a test says otherwise. */
 const ADA_AT_40 = payeeAda({ rates: [rate(1, '2026-01-01', '40.00')] });
 
-describe('profitability: range and entries (decisions 8)', () => {
+describe('profitability: range and entries (docs/contract.md, "Range and entries")', () => {
   it("defaults the range to today's calendar month, each bound on its own", () => {
     // Today 2026-02-10 -> 02-01..02-28: of 01-31, 02-01, 02-28, 03-01 only two are in,
     // 2 h x 40.00 = 80.00. With only `from` given, `to` is still the month's last day.
@@ -90,7 +90,7 @@ describe('profitability: range and entries (decisions 8)', () => {
   });
 });
 
-describe('profitability: costs (decisions 8)', () => {
+describe('profitability: costs (docs/contract.md, "Costs")', () => {
   it('estimates cost at the rate in effect on each entry date when the rate changes mid-range', () => {
     // 40.00 until 10-09, 50.00 from 10-10.
     // 10-09 1 h x 40.00 = 40.00; 10-10 1.5 h x 50.00 = 75.00; 10-31 0.5 h x 50.00 = 25.00.

@@ -36,7 +36,7 @@ function adaRow(report: ReturnType<typeof profitability>) {
   return row;
 }
 
-describe('profitability: FX conversion (decisions 9)', () => {
+describe('profitability: FX conversion (docs/contract.md, "FX conversion")', () => {
   it('converts each entry at the latest rate on or before its date, rounding after conversion', () => {
     // Ada is paid 10.01 USD/h. Two half hours: 1800 x 10.01 / 3600 = 5.005 -> 5.01 USD each.
     // USD->EUR 0.90 from 01-01 and 0.95 from 10-15:

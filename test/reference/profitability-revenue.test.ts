@@ -28,7 +28,7 @@ function memberRow(report: ReturnType<typeof profitability>, userId: string) {
   return row;
 }
 
-describe('profitability: revenue (decisions 8)', () => {
+describe('profitability: revenue (docs/contract.md, "Revenue")', () => {
   it('nets each invoice line of the discount and never counts tax', () => {
     // Subtotal 1000.00, discount 50.00, total 1130.50 with tax: the 180.00 line nets
     // 180.00 x (1000.00 - 50.00) / 1000.00 = 171.00. Nothing paid -> collectedNet 0.00.
@@ -172,7 +172,7 @@ describe('profitability: revenue (decisions 8)', () => {
   });
 });
 
-describe('profitability: unallocated revenue and unreconciled receipts (decisions 8)', () => {
+describe('profitability: unallocated revenue and unreconciled receipts (docs/contract.md, "Unallocated revenue and receipts")', () => {
   // Invoice 1, SENT EUR to Globex, issued 10-31: subtotal 300.00, discount 30.00, total
   //   270.00, 300.00 paid. The 100.00 line is entry 1's; the 200.00 fixed fee on Website
   //   links no entry -> unallocated 200.00 x 270/300 = 180.00. Overpaid by 30.00.

@@ -20,7 +20,7 @@ const TODAY = '2026-10-15'; // range 2026-10-01..2026-10-31
 /** Ada is paid 40.00 EUR/h; Ben and Cy have no payee. */
 const ADA_AT_40 = payeeAda({ rates: [rate(1, '2026-01-01', '40.00')] });
 
-describe('profitability: rows, summary and paging (decisions 8)', () => {
+describe('profitability: rows, summary and paging (docs/contract.md, "Rows, summary and paging")', () => {
   it('gives each member with entries a row and, inside it, one row per project by name', () => {
     // Ada: Website 1 h (40.00), App 0.5 h (20.00) and a 0-second App entry. Ben: App 1 h.
     // Cy has no entry and no row. Projects are sorted by name: App before Website.

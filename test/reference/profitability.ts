@@ -13,7 +13,7 @@ import {
 import { compareText, isLive } from './reference-snapshot.ts';
 import type { InvoiceInput, InvoiceLineInput, SnapshotInput } from './reference-snapshot.ts';
 
-/** Metric names in the order of decisions 4. */
+/** Metric names in the order of docs/contract.md, "Value sets". */
 export const METRICS = [
   'billedNet',
   'collectedNet',
@@ -159,9 +159,10 @@ interface RowIdentity {
 }
 
 /**
- * Decisions 8 and 9: the profitability report (`view=work`) of the entries dated in the
- * range, per member and per member x project, converted to the workspace base currency.
- * Throws a RangeError for a page or perPage the API would answer with 422.
+ * docs/contract.md, "Profitability" and "FX conversion": the profitability report
+ * (`view=work`) of the entries dated in the range, per member and per member x project, converted
+ * to the workspace base currency. Throws a RangeError for a page or perPage the API would answer
+ * with 422.
  */
 export function profitability(snapshot: SnapshotInput, query: ProfitabilityQuery): Profitability {
   const page = query.page ?? 1;

@@ -1,9 +1,9 @@
 import { Decimal } from 'decimal.js';
 
 /**
- * The oracle's own decimal arithmetic (decisions 9), sharing nothing with src/money: a
- * Decimal clone with 80 significant digits, so every sum and product of snapshot amounts
- * is exact and a quotient is exact to far more digits than any rounding below looks at.
+ * The oracle's own decimal arithmetic (docs/contract.md, "Money and rounding"), sharing nothing
+ * with src/money: a Decimal clone with 80 significant digits, so every sum and product of snapshot
+ * amounts is exact and a quotient is exact to far more digits than any rounding below looks at.
  * ROUND_HALF_UP in decimal.js rounds a tie away from zero (-0.005 -> -0.01).
  */
 export const Dec = Decimal.clone({
@@ -24,7 +24,10 @@ export function dec(text: string): Dec {
 const ZERO_DECIMAL = new Set(['JPY', 'KRW', 'VND', 'CLP', 'ISK']);
 const THREE_DECIMAL = new Set(['BHD', 'KWD', 'OMR', 'JOD', 'TND']);
 
-/** Minor units of a currency: decisions 9's table; every code not listed there has 2. */
+/**
+ * Minor units of a currency: the table of docs/contract.md, "Money and rounding"; every code not
+ * listed there has 2.
+ */
 export function currencyScale(currency: string): number {
   if (ZERO_DECIMAL.has(currency)) return 0;
   if (THREE_DECIMAL.has(currency)) return 3;

@@ -1,5 +1,5 @@
 /**
- * The fields of a workspace snapshot (shared/spec/workspace-snapshot.md) that the oracle
+ * The fields of a workspace snapshot (docs/contract.md, "Workspace snapshot") that the oracle
  * reads, nothing more. Collections may be left out (read as empty), and so may every field
  * the snapshot format lets a file omit; the defaults below are the importer's documented
  * ones (`billable` true, `isRunning` false, `discountAmount` and `amountPaid` "0").

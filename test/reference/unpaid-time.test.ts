@@ -22,7 +22,7 @@ import { unpaidTimeItems } from './unpaid-time.ts';
 const PAYEE_CY = id(0x23);
 const ids = (items: { timeEntryId: string }[]) => items.map((i) => i.timeEntryId);
 
-describe('unpaidTimeItems (decisions 7 "Unpaid-time item")', () => {
+describe('unpaidTimeItems (docs/contract.md, "Unpaid-time item")', () => {
   it('prices an entry at durationSeconds x hourlyRate / 3600 and names payee, project, task', () => {
     // 5400 s x 45.00 / 3600 = 67.50 EUR.
     const snapshot = workspace({

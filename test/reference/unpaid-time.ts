@@ -34,7 +34,7 @@ export interface UnpaidTimeQuery {
 }
 
 /**
- * Decisions 7 "Unpaid-time item": one item per unbilled, priced time entry of a payee.
+ * docs/contract.md, "Unpaid-time item": one item per unbilled, priced time entry of a payee.
  * amount = durationSeconds x hourlyRate / 3600, rounded half away from zero to the rate
  * currency. Sorted by timeEntryId (the API's -createdAt order needs timestamps a snapshot
  * may not have).

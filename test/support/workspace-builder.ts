@@ -1,5 +1,5 @@
 /**
- * A workspace snapshot (shared/spec/workspace-snapshot.md) built record by record, for tests
+ * A workspace snapshot (docs/contract.md, "Workspace snapshot") built record by record, for tests
  * of the team-payout figures that go through the real path: snapshot -> PostgreSQL -> sync ->
  * DuckDB -> HTTP. Every Workspace made is listed in `workspaces`, for the test file to import
  * them all before its tests (each test file has its own database, so ids may repeat across

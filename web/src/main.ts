@@ -22,7 +22,10 @@ type ViewName = keyof typeof VIEWS;
 
 const root = document.getElementById('app')!;
 
-/** Roles that may read team payouts (api-v1: Owner/Admin tokens with read scope). */
+/**
+ * Roles that may read team payouts (docs/contract.md, "Role rules by area": Owner/Admin tokens with
+ * read scope).
+ */
 const PAYOUT_ROLES = new Set<Me['role']>(['OWNER', 'ADMIN']);
 
 const ROLE_NAMES: Record<Me['role'], string> = {

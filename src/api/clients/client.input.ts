@@ -13,7 +13,7 @@ const nonNegativeRate = decimalInput({ numbers: true })
   .nullable();
 
 /**
- * A client's writable fields (api-v1 "Client", decisions 6): `name` required on create and
+ * A client's writable fields (docs/contract.md, "Client writes"): `name` required on create and
  * update, every other field optional; empty strings become null; money as a decimal string or
  * a JSON number, at most four decimals; currency upper-cased.
  */

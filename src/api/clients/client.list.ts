@@ -9,7 +9,7 @@ import { CLIENT_COLUMNS, clientRowToRecord } from './client.record.ts';
 
 export const CLIENT_SORT_FIELDS = ['createdAt', 'id', 'name', 'relevance', 'updatedAt'] as const;
 
-/** GET /clients query (api-v1 "GET /clients"). */
+/** GET /clients query (docs/contract.md, "GET /clients"). */
 export const clientListQuery = listQuery(CLIENT_SORT_FIELDS, {
   country: many(z.string().min(1).max(100)).optional(),
   currency: many(currencyText).optional(),

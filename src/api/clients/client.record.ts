@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { clientEntity } from '../../entities/client.entity.ts';
 import { rowToRecord, selectColumns } from '../entity-record.ts';
 
-/** A client as the API answers it (api-v1 "Client"). */
+/** A client as the API answers it (docs/contract.md, "Client"). */
 export const clientRecord = clientEntity.record;
 export type ClientRecord = z.infer<typeof clientRecord>;
 

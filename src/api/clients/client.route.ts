@@ -27,7 +27,7 @@ const CLIENT_READS: AnswerReads = {
 
 const access = (scope: 'read' | 'write') => ({ roles: MANAGER_UP, scope });
 
-/** /clients: Manager, Admin and Owner (api-v1 "Role rules by area"). */
+/** /clients: Manager, Admin and Owner (docs/contract.md, "Role rules by area"). */
 export const clientRoutes: RoutePlugin = async (app, { context }) => {
   app.get(
     '/clients',
@@ -53,7 +53,8 @@ export const clientRoutes: RoutePlugin = async (app, { context }) => {
       schema: {
         summary: 'Create a client',
         description: 'Who may call: Manager, Admin, Owner; write scope.',
-        // The key is optional here (decisions 6 leaves it open; docs/decisions.md).
+        // The key is optional here (docs/contract.md, "Idempotency" leaves it open;
+        // docs/decisions.md).
         responseHeaders: { 201: IDEMPOTENT_REPLAYED_HEADER },
         headers: idempotencyKeyHeader({ required: false }),
         body: clientInput,

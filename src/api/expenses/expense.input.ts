@@ -15,7 +15,7 @@ const fields = {
     .optional(),
   customCategory: optionalText(100).optional(),
   billable: z.boolean({ error: 'must be true or false' }).optional(),
-  // Not accepted: the server snapshots the client's currency (api-v1 "Expense").
+  // Not accepted: the server snapshots the client's currency (docs/contract.md, "Expense writes").
   currency: z
     .never({ error: 'is not accepted: the expense takes its client’s currency' })
     .optional(),

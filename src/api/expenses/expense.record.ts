@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { expenseEntity } from '../../entities/expense.entity.ts';
 import { rowToRecord } from '../entity-record.ts';
 
-/** An expense as the API answers it (api-v1 "Expense", decisions 4). */
+/** An expense as the API answers it (docs/contract.md, "Expense" and "Value sets"). */
 export const expenseRecord = expenseEntity.record;
 export type ExpenseRecord = z.infer<typeof expenseRecord>;
 

@@ -12,7 +12,8 @@ type ExpenseRow = Record<string, unknown>;
 
 /**
  * The currency an expense of `clientId` is kept in: the client's, else the workspace's base
- * currency (decisions 6). 422 when the client is not a live client of the workspace.
+ * currency (docs/contract.md, "Expense writes"). 422 when the client is not a live client of the
+ * workspace.
  */
 async function clientCurrency(
   trx: Transaction<Database>,

@@ -40,7 +40,7 @@ export const INVOICE_SORT_FIELDS = [
 
 const MONEY_RANGES = ['total', 'amountPaid', 'balance'] as const;
 
-/** GET /invoices query (api-v1 "GET /invoices"). */
+/** GET /invoices query (docs/contract.md, "GET /invoices"). */
 export const invoiceListQuery = listQuery(INVOICE_SORT_FIELDS, {
   clientName: once(z.string().max(200)).optional(),
   clientId: many(z.uuid()).optional(),

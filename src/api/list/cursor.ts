@@ -14,11 +14,11 @@ export const invalidCursor = () =>
   );
 
 /**
- * Opaque, signed page cursors (decisions 5): `base64url(payload).base64url(hmac)`. The
- * payload holds the format version, a hash binding the cursor to its caller, endpoint,
- * filters and sort, and the sort key of the last row returned (keyset pagination). Anything
- * altered, or used for another binding, is `422 invalid_cursor`: only the exact text issued
- * is accepted, not another spelling of the same bytes.
+ * Opaque, signed page cursors (docs/contract.md, "Paging and sorting"):
+ * `base64url(payload).base64url(hmac)`. The payload holds the format version, a hash binding the
+ * cursor to its caller, endpoint, filters and sort, and the sort key of the last row returned
+ * (keyset pagination). Anything altered, or used for another binding, is `422 invalid_cursor`: only
+ * the exact text issued is accepted, not another spelling of the same bytes.
  */
 export class CursorCodec {
   constructor(private readonly secret: Buffer) {}

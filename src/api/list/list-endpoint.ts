@@ -99,8 +99,8 @@ export const COMMON_SORT_KEYS: Readonly<Record<'id' | 'createdAt', SortKey>> = {
 const INDEX_SORTS = new Set(['relevance', ...Object.keys(COMMON_SORT_KEYS)]);
 
 /**
- * Answers a list request (decisions 5): filters, optional search, the sort with `id` as the
- * last tie-breaker, one page after the cursor's key, and a signed cursor for the next page.
+ * Answers a list request (docs/contract.md, "Lists"): filters, optional search, the sort with `id`
+ * as the last tie-breaker, one page after the cursor's key, and a signed cursor for the next page.
  */
 export async function answerList<Q extends ListParams>(
   connection: DuckDBConnection,

@@ -4,7 +4,7 @@ import { FIRST_DAY, isStorableDate, LAST_DAY, storableTimestamp } from '../../st
 import { validationFailed } from '../errors.ts';
 import { decimalPattern, documentAs, inputJsonSchema } from '../../schema-doc.ts';
 
-// Query-string building blocks of the list endpoints (api-v1 "List endpoints", decisions 5).
+// Query-string building blocks of the list endpoints (docs/contract.md, "Lists").
 // Fastify hands a repeated parameter over as an array and every value as text.
 
 /** A parameter that may appear once: a repeated one is refused rather than one copy picked. */
@@ -58,7 +58,7 @@ export const booleanText = documentAs(
 
 /**
  * One end of a date range, as microseconds since 1970 UTC. A plain date is UTC midnight;
- * as an upper bound it stands for its whole day (decisions 5, api-v1 filter rules 2-3).
+ * as an upper bound it stands for its whole day (docs/contract.md, "Filters", rules 2-3).
  */
 export interface RangeBound {
   epochMicros: string;
@@ -112,7 +112,10 @@ export function dateRanges<const F extends string>(fields: readonly F[]) {
   return shape as { [K in `${F}From` | `${F}To`]: z.ZodOptional<ReturnType<typeof rangeBound>> };
 }
 
-/** An inclusive money bound: a plain decimal string (decisions 6). */
+/**
+ * An inclusive money bound: a plain decimal string (docs/contract.md, "Filters" and
+ * "Money on write").
+ */
 export const moneyBound = documentAs(
   once(
     z.string().superRefine((v, ctx) => {

@@ -19,7 +19,7 @@ export const PROJECT_SORT_FIELDS = [
   'updatedAt',
 ] as const;
 
-/** GET /projects query (api-v1 "GET /projects"). */
+/** GET /projects query (docs/contract.md, "GET /projects"). */
 export const projectListQuery = listQuery(PROJECT_SORT_FIELDS, {
   clientName: once(z.string().max(200)).optional(),
   clientId: many(z.uuid()).optional(),
@@ -61,7 +61,7 @@ export const projectList: ListEndpoint<ProjectListQuery> = {
       `EXISTS (SELECT 1 FROM project_members pm WHERE pm.project_id = r.id AND ${params.in('pm.user_id', users, 'UUID')})`;
     return [
       ...liveInWorkspace(params, caller.workspaceId),
-      // Members see only the projects they were granted (api-v1 "GET /projects").
+      // Members see only the projects they were granted (docs/contract.md, "GET /projects").
       ...(caller.role === 'MEMBER' ? [member([caller.userId])] : []),
       ...(query.clientName ? [clientNameCondition(params, query.clientName)] : []),
       ...(query.clientId ? [params.in('r.client_id', query.clientId, 'UUID')] : []),

@@ -5,7 +5,7 @@ import { text } from '../record-values.ts';
 import { PROJECT_PRICING, projectEntity } from '../../entities/project.entity.ts';
 
 /**
- * A project as the API answers it (api-v1 "Project"). The rate fields are absent for
+ * A project as the API answers it (docs/contract.md, "Project"). The rate fields are absent for
  * Member tokens: compensation and pricing are not theirs to see.
  */
 export const projectRecord = projectEntity.record;

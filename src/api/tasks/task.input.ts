@@ -32,7 +32,10 @@ const fields = {
   endDate: isoDate.nullable().optional(),
 };
 
-/** POST /tasks body: `projectId` and `name` required (api-v1, decisions 4 and 6). */
+/**
+ * POST /tasks body: `projectId` and `name` required (docs/contract.md, "Task writes" and
+ * "Value sets").
+ */
 export const taskCreateInput = z.object({ projectId: uuid, ...fields });
 /** PATCH /tasks/{id} body: every field optional. */
 export const taskUpdateInput = z.object({ projectId: uuid.optional(), ...fields }).partial();

@@ -72,7 +72,10 @@ export async function updateTask(
     .executeTakeFirstOrThrow();
 }
 
-/** Archives a task (decisions 6): sets deletedAt once; archiving it again changes nothing. */
+/**
+ * Archives a task (docs/contract.md, "Task writes"): sets deletedAt once; archiving it again
+ * changes nothing.
+ */
 export async function archiveTask(
   trx: Transaction<Database>,
   id: string,

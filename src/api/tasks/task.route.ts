@@ -20,8 +20,8 @@ import { taskRecord, taskRowToRecord } from './task.record.ts';
 import { archiveTask, findTaskForUpdate, insertTask, updateTask } from './task.repository.ts';
 
 /**
- * Member limits (api-v1 "Task permissions for Member tokens"): tasks only on projects they
- * were granted, and assigned to themselves alone.
+ * Member limits (docs/contract.md, "Task permissions for Member tokens"): tasks only on projects
+ * they were granted, and assigned to themselves alone.
  */
 async function checkMemberTask(
   trx: Transaction<Database>,
@@ -123,7 +123,7 @@ export const taskRoutes: RoutePlugin = async (app, { context }) => {
       return runWrite(context, request, async (trx) => {
         const task = await findTaskForUpdate(trx, caller.workspaceId, id);
         if (!task) throw notFound();
-        // Archiving an archived task answers it as it is (decisions 6).
+        // Archiving an archived task answers it as it is (docs/contract.md, "Task writes").
         return {
           data: taskRowToRecord(task.deleted_at === null ? await archiveTask(trx, id) : task),
         };

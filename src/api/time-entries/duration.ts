@@ -1,5 +1,6 @@
-// The `duration` text of a time-entry update (decisions 6). A pure parser: bounds (1 s..24 h)
-// are the caller's, so that "out of range" and "not a duration" stay separate messages.
+// The `duration` text of a time-entry update (docs/contract.md, "Duration rules"). A pure parser:
+// bounds (1 s..24 h) are the caller's, so that "out of range" and "not a duration" stay separate
+// messages.
 //
 // Accepted, with no blanks and lower-case units only (the value is written by a program,
 // and one spelling per value keeps it unambiguous):
@@ -56,7 +57,7 @@ function capped(seconds: bigint): DurationParse {
   return { seconds: Number(seconds > max ? max : seconds) };
 }
 
-/** A time entry's length: 1 second to 24 hours (decisions 6). */
+/** A time entry's length: 1 second to 24 hours (docs/contract.md, "Duration rules"). */
 export const MIN_ENTRY_SECONDS = 1;
 export const MAX_ENTRY_SECONDS = 24 * 3600;
 

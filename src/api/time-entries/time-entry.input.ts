@@ -26,7 +26,10 @@ const duration = z
     return parsed.seconds;
   });
 
-/** The body of PATCH /time-entries/{id} (api-v1 "Time entry"), also for the OpenAPI document; unknown fields are ignored. */
+/**
+ * The body of PATCH /time-entries/{id} (docs/contract.md, "Time entry"), also for the OpenAPI
+ * document; unknown fields are ignored.
+ */
 export const timeEntryUpdateInput = z.object({
   projectId: id.optional(),
   entryDate: isoDate.optional(),
@@ -44,7 +47,10 @@ type TimeEntryBody = z.output<typeof timeEntryUpdateInput>;
 /** The request fields that can give an entry its length. */
 export type LengthField = 'durationSeconds' | 'duration' | 'startTime' | 'endTime';
 
-/** A new length for the entry, from the one source that decides it (decisions 6). */
+/**
+ * A new length for the entry, from the one source that decides it
+ * (docs/contract.md, "Duration rules").
+ */
 export interface EntryLength {
   seconds: number;
   /** Set when the length came from the `startTime`+`endTime` pair. */
@@ -79,8 +85,8 @@ export function parseTimeEntryInput(body: unknown): TimeEntryInput {
 type LengthInput = Pick<TimeEntryBody, 'durationSeconds' | 'duration' | 'startTime' | 'endTime'>;
 
 /**
- * The length rules (api-v1 "Duration rules"): one source decides; `durationSeconds` wins over
- * `duration`; the `startTime`+`endTime` pair decides when sent, and a duration sent beside it
+ * The length rules (docs/contract.md, "Duration rules"): one source decides; `durationSeconds` wins
+ * over `duration`; the `startTime`+`endTime` pair decides when sent, and a duration sent beside it
  * must equal end - start. The result is 1 s..24 h.
  */
 function entryLength(input: LengthInput): EntryLength | undefined {

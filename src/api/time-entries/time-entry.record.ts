@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { timeEntryEntity } from '../../entities/time-entry.entity.ts';
 import { rowToRecord } from '../entity-record.ts';
 
-/** A time entry as the API answers it (api-v1 "Time entry"). */
+/** A time entry as the API answers it (docs/contract.md, "Time entry"). */
 export const timeEntryRecord = timeEntryEntity.record;
 export type TimeEntryRecord = z.infer<typeof timeEntryRecord>;
 

@@ -22,9 +22,9 @@ export async function findTimeEntryForUpdate(
 }
 
 /**
- * Whether the entry is billed or paid out (decisions 3 `entry_locked`): on a SENT or PAID
- * invoice, by a line or by its own `invoice_id`, or on a line of an APPROVED team bill.
- * A deleted invoice or bill no longer holds it.
+ * Whether the entry is billed or paid out (docs/contract.md, "Time entries": `entry_locked`): on a
+ * SENT or PAID invoice, by a line or by its own `invoice_id`, or on a line of an APPROVED team
+ * bill. A deleted invoice or bill no longer holds it.
  */
 export async function isTimeEntryLocked(
   trx: Transaction<Database>,

@@ -11,7 +11,10 @@ import { timeEntryUpdateInput } from './time-entry.input.ts';
 import { timeEntryRecord, timeEntryRowToRecord } from './time-entry.record.ts';
 import { applyTimeEntryUpdate } from './time-entry.update.ts';
 
-/** /time-entries: any role for its own entries; Owner/Admin for a teammate's (api-v1). */
+/**
+ * /time-entries: any role for its own entries; Owner/Admin for a teammate's
+ * (docs/contract.md, "Role rules by area").
+ */
 export const timeEntryRoutes: RoutePlugin = async (app, { context }) => {
   app.patch(
     '/time-entries/:id',

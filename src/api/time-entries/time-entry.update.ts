@@ -20,11 +20,11 @@ const DOES_NOT_EXIST = 'does not exist';
 const LOCKED = 'cannot change: the entry is on a sent or paid invoice or an approved team bill';
 
 /**
- * PATCH /time-entries/{id} inside its transaction (api-v1 "Time entry", decisions 6). Checks
- * run in the order of decisions 2 (docs/decisions.md "Time-entry updates"): the entry (404),
- * whose entry it is and who may send `userId` (403), the body (422), the records it names
- * (422, and 403 for a Member's project), then the invoice and bill lock (409). Any error
- * throws, so the transaction writes nothing.
+ * PATCH /time-entries/{id} inside its transaction (docs/contract.md, "Duration rules" and
+ * "Time entries"). Checks run in the order of docs/contract.md, "Order of checks"
+ * (docs/decisions.md "Time-entry updates"): the entry (404), whose entry it is and who may send
+ * `userId` (403), the body (422), the records it names (422, and 403 for a Member's project), then
+ * the invoice and bill lock (409). Any error throws, so the transaction writes nothing.
  */
 export async function applyTimeEntryUpdate(
   trx: Transaction<Database>,
@@ -111,9 +111,9 @@ async function resolveChanges(
 }
 
 /**
- * The request fields that would change what a billed or paid-out entry keeps (decisions 3):
- * its duration (and times), date, project and user. Sending a value it already has changes
- * nothing, so it is not refused.
+ * The request fields that would change what a billed or paid-out entry keeps
+ * (docs/contract.md, "Time entries"): its duration (and times), date, project and user. Sending a
+ * value it already has changes nothing, so it is not refused.
  */
 function lockedFieldsChanged(
   entry: TimeEntryRow,

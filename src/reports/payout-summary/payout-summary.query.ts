@@ -10,7 +10,7 @@ export interface PayoutSummaryParams {
   currency?: string;
   /** Today in the workspace time zone (YYYY-MM-DD): a bill due before it is overdue. */
   today: string;
-  /** Caller is Owner or Admin and has the `write` scope (decisions 7). */
+  /** Caller is Owner or Admin and has the `write` scope (docs/contract.md, "Summary totals"). */
   canManage: boolean;
 }
 

@@ -30,7 +30,10 @@ const SUMMARY_READS: AnswerReads = {
   ],
 };
 
-/** The one parameter, strict (decisions 7): a currency of ISO 4217, in any case. */
+/**
+ * The one parameter, strict (docs/contract.md, "Team payout queries"): a currency of ISO 4217, in
+ * any case.
+ */
 const payoutSummaryQuery = strictQuerySchema(
   z.object({
     currency: documentAs(
@@ -43,7 +46,10 @@ const payoutSummaryQuery = strictQuerySchema(
   }),
 );
 
-/** GET /team-payouts/summary (decisions 7): Owner/Admin with read scope, Agency plan. */
+/**
+ * GET /team-payouts/summary (docs/contract.md, "Team payout endpoints"): Owner/Admin with read
+ * scope, Agency plan.
+ */
 export const payoutSummaryRoutes: RoutePlugin = async (app, { context }) => {
   app.get(
     '/team-payouts/summary',

@@ -2,10 +2,10 @@ import { z } from 'zod';
 import { currencyCode, isoDate, moneyText as money } from '../../value-schemas.ts';
 
 // Money is a decimal string with exactly the currency's scale ("150.00", JPY "150",
-// KWD "1.500"); never a JSON number (api-v1 conventions, decisions 9).
+// KWD "1.500"); never a JSON number (docs/contract.md, "Money and rounding").
 const count = z.int().nonnegative();
 
-/** One currency of the team payout summary (decisions 7, "Summary per currency"). */
+/** One currency of the team payout summary (docs/contract.md, "Summary per currency"). */
 export const payoutSummaryCurrencySchema = z.object({
   currency: currencyCode,
   eligibleSeconds: count,
@@ -20,7 +20,7 @@ export const payoutSummaryCurrencySchema = z.object({
   credit: money,
 });
 
-/** `data` of GET /team-payouts/summary (api-v1 "Team payout summary", decisions 7). */
+/** `data` of GET /team-payouts/summary (docs/contract.md, "Team payout summary"). */
 export const payoutSummarySchema = z.object({
   canManage: z.boolean(),
   /** Sorted by currency code. */

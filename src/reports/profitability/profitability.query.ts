@@ -47,8 +47,8 @@ export interface ProfitabilityParams {
 //   projects  the page's members' sums per project, in project order
 // Their rows come as one JSON text each, money as the decimal text of integer counts of 10^-4
 // (e4), read into BigInt: no figure passes through a JavaScript number. This module then adds
-// them up into the API's rows (decisions 8): sums, derived metrics, margin percent, native
-// amounts, what is missing.
+// them up into the API's rows (docs/contract.md, "Profitability"): sums, derived metrics, margin
+// percent, native amounts, what is missing.
 //
 // Values are written into the statements as literals of their types (SqlParams checks each
 // form): with parameters DuckDB binds a statement twice. A filter not asked for is a NULL
@@ -176,7 +176,10 @@ const projectsSql = (a: Args, users: string[]) => `
   ) r
   LEFT JOIN projects p ON p.workspace_id = ${a.ws} AND p.id = r.project_id`;
 
-/** The JSON text of the report's record (decisions 8), computed in one read snapshot. */
+/**
+ * The JSON text of the report's record (docs/contract.md, "Profitability"), computed in one read
+ * snapshot.
+ */
 export async function loadProfitability(
   connection: DuckDBConnection,
   params: ProfitabilityParams,
@@ -445,7 +448,7 @@ interface FxRate {
 const money = (e4: bigint, currency: string) => formatE4(e4, scaleOf(currency));
 const scaleOf = (currency: string) => currencyScale(currency) ?? 2;
 
-/** Adds the statements' rows up into the API's record (decisions 8). */
+/** Adds the statements' rows up into the API's record (docs/contract.md, "Profitability"). */
 class ReportBuilder {
   private readonly baseCurrency: string;
   private readonly baseScale: number;
@@ -627,9 +630,9 @@ export type Figures = Omit<
 >;
 
 /**
- * The figures of a metrics row from the sums of its lines (decisions 8): the converted sums,
- * the metrics derived from them, and which are incomplete. Every row of the report, and every
- * point of a series, is made here.
+ * The figures of a metrics row from the sums of its lines (docs/contract.md, "Derived metrics"):
+ * the converted sums, the metrics derived from them, and which are incomplete. Every row of the
+ * report, and every point of a series, is made here.
  */
 function figuresOf(sums: readonly Sums[], baseScale: number): Figures {
   // One pass: the converted totals, which metrics lack an FX rate, the rest.

@@ -1,7 +1,8 @@
 /**
  * The calendar month of `today` (YYYY-MM-DD): its first and last day. The profitability report's
- * default range is the current month in the workspace's time zone (decisions 8), so `today` is
- * the workspace's date (todayIn), not the server's.
+ * default range is the current month in the workspace's time zone
+ * (docs/contract.md, "Range and entries"), so `today` is the workspace's date (todayIn), not the
+ * server's.
  */
 export function monthOf(today: string): { from: string; to: string } {
   const [year, month] = today.split('-').map(Number);

@@ -48,7 +48,10 @@ const ACCESS = {
   feature: { plan: 'agency', name: 'team_payouts' },
 } as const;
 
-/** GET /team-payouts/profitability (decisions 8): Owner/Admin with read scope, Agency plan. */
+/**
+ * GET /team-payouts/profitability (docs/contract.md, "Team payout endpoints"): Owner/Admin with
+ * read scope, Agency plan.
+ */
 export const profitabilityRoutes: RoutePlugin = async (app, { context }) => {
   app.get(
     '/team-payouts/profitability',

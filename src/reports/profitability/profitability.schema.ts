@@ -3,10 +3,10 @@ import { documentAs } from '../../schema-doc.ts';
 import { currencyCode, isoDate, moneyText as money, uuid } from '../../value-schemas.ts';
 
 // Money is a decimal string with exactly the currency's scale ("150.00", JPY "150",
-// KWD "1.500"); never a JSON number (api-v1 conventions, decisions 9).
+// KWD "1.500"); never a JSON number (docs/contract.md, "Money and rounding").
 const count = z.int().nonnegative();
 
-/** The metric names, in the order every list of them follows (decisions 4). */
+/** The metric names, in the order every list of them follows (docs/contract.md, "Value sets"). */
 export const PROFITABILITY_METRICS = [
   'billedNet',
   'collectedNet',
@@ -27,7 +27,7 @@ export const primaryMetric = z.enum([
 ]);
 
 /**
- * Where a row leads in the app (api-v1 "Links object"): app-relative URLs, '' when not
+ * Where a row leads in the app (docs/contract.md, "Links object"): app-relative URLs, '' when not
  * applicable (docs/decisions.md, "Profitability").
  */
 export const profitabilityLinks = z.object({
@@ -37,7 +37,10 @@ export const profitabilityLinks = z.object({
   task: z.string(),
 });
 
-/** One metrics row: the summary, a member or a member's project (decisions 8). */
+/**
+ * One metrics row: the summary, a member or a member's project
+ * (docs/contract.md, "Rows, summary and paging").
+ */
 export const profitabilityRowSchema = z.object({
   userId: uuid.nullable(),
   payeeId: uuid.nullable(),
@@ -73,7 +76,10 @@ export const profitabilityMemberSchema = profitabilityRowSchema.extend({
 
 const nativeSum = z.object({ currency: currencyCode, amount: money });
 
-/** `data` of GET /team-payouts/profitability (api-v1 "Team profitability", decisions 8 and 9). */
+/**
+ * `data` of GET /team-payouts/profitability (docs/contract.md, "Team profitability" and
+ * "Profitability").
+ */
 export const profitabilitySchema = z.object({
   from: isoDate,
   to: isoDate,
@@ -131,7 +137,7 @@ const wholeNumber = (min: number, max: number) => {
 /**
  * The query of GET /team-payouts/profitability, after strictQuery has refused unknown and
  * repeated parameters. `from` and `to` default to the current month in the workspace's time
- * zone, `page` to 1, `perPage` to 25; `view` takes `work` only (decisions 4).
+ * zone, `page` to 1, `perPage` to 25; `view` takes `work` only (docs/contract.md, "Value sets").
  */
 export const profitabilityQuery = z.object({
   from: isoDate.optional(),

@@ -22,7 +22,7 @@ import {
 import { BILL_PAYMENT_STATUSES, BILL_STATUSES } from '../../value-sets.ts';
 import { readAll } from '../../readmodel/read-all.ts';
 
-/** A team bill as the API answers it (api-v1 "Team bill", decisions 7 "Bill amounts"). */
+/** A team bill as the API answers it (docs/contract.md, "Team bill" and "Bill amounts"). */
 export const billRecord = billEntity.record.extend({
   lines: z.array(billLineEntity.record),
   payments: z.array(paymentRecord),
@@ -42,7 +42,7 @@ export const BILL_SORT_FIELDS = [
   'updatedAt',
 ] as const;
 
-/** GET /team-payouts/bills query (api-v1); strict. */
+/** GET /team-payouts/bills query (docs/contract.md, "Team payout queries"); strict. */
 export const billListQuery = listQuery(BILL_SORT_FIELDS, {
   payeeId: once(z.uuid()).optional(),
   currency: once(currencyText).optional(),
@@ -179,7 +179,8 @@ export const billList: ListEndpoint<BillListQuery> = {
     return [
       `r.workspace_id = ${params.bind(caller.workspaceId, 'UUID')}`,
       'r.deleted_at IS NULL',
-      // Drafts are an Agency feature (decisions 2): a Studio workspace never lists them.
+      // Drafts are an Agency feature (docs/contract.md, "Plans and roles"): a Studio workspace
+      // never lists them.
       ...(caller.plan === 'agency' ? [] : [`r.status <> 'DRAFT'`]),
       ...(query.payeeId ? [`r.payee_id = ${params.bind(query.payeeId, 'UUID')}`] : []),
       ...(query.currency ? [`r.currency = ${params.bind(query.currency, 'CURRENCY')}`] : []),
@@ -193,8 +194,9 @@ export const billList: ListEndpoint<BillListQuery> = {
             `EXISTS (SELECT 1 FROM team_bill_lines l JOIN projects pr ON pr.id = l.project_id WHERE l.bill_id = r.id AND pr.client_id = ${params.bind(query.clientId, 'UUID')})`,
           ]
         : []),
-      // from/to: bills whose service period overlaps the range (decisions 7); an open end
-      // of the period overlaps everything on that side.
+      // from/to: bills whose service period overlaps the range
+      // (docs/contract.md, "Team payout queries"); an open end of the period overlaps everything on
+      // that side.
       ...(query.from
         ? [`(r.service_to IS NULL OR r.service_to >= ${params.bind(query.from, 'DATE')})`]
         : []),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * `links` of team-payout records (api-v1 "Links object"): where the record lives in the
+ * `links` of team-payout records (docs/contract.md, "Links object"): where the record lives in the
  * app, app-relative, for an Owner/Admin session. A link that does not apply is ''.
  */
 export const linksRecord = z.object({

@@ -12,7 +12,10 @@ import { SqlParams } from '../../readmodel/sql-params.ts';
 import { links, linksRecord } from './links.ts';
 import { readAll } from '../../readmodel/read-all.ts';
 
-/** A payee as the API answers it (api-v1 "Team payee"): its live rates and credits inside it. */
+/**
+ * A payee as the API answers it (docs/contract.md, "Team payee"): its live rates and credits inside
+ * it.
+ */
 export const payeeRecord = z.object({
   ...beforeAudit(payeeEntity.record.shape, {
     rates: z.array(payeeRateEntity.record),
@@ -24,7 +27,7 @@ export type PayeeRecord = z.infer<typeof payeeRecord>;
 
 export const PAYEE_SORT_FIELDS = ['id', 'name', 'createdAt', 'updatedAt'] as const;
 
-/** GET /team-payouts/payees query (api-v1); strict. */
+/** GET /team-payouts/payees query (docs/contract.md, "Team payout queries"); strict. */
 export const payeeListQuery = listQuery(PAYEE_SORT_FIELDS, {
   userId: once(z.uuid()).optional(),
   currency: once(currencyText).optional(),

@@ -18,7 +18,7 @@ import { SqlParams } from '../../readmodel/sql-params.ts';
 import { links, linksRecord } from './links.ts';
 import { readAll } from '../../readmodel/read-all.ts';
 
-/** A team payment as the API answers it (api-v1 "Team payment", decisions 4). */
+/** A team payment as the API answers it (docs/contract.md, "Team payment" and "Value sets"). */
 export const paymentRecord = paymentEntity.record.extend({
   allocations: z.array(allocationEntity.record.extend({ links: linksRecord })),
   links: linksRecord,
@@ -27,7 +27,10 @@ export type PaymentRecord = z.infer<typeof paymentRecord>;
 
 export const PAYMENT_SORT_FIELDS = ['id', 'paidDate', 'amount', 'createdAt'] as const;
 
-/** GET /team-payouts/payments query (decisions 7): cursor, limit, sort, currency; strict. */
+/**
+ * GET /team-payouts/payments query (docs/contract.md, "Team payout queries"): cursor, limit, sort,
+ * currency; strict.
+ */
 export const paymentListQuery = z.object({
   cursor: cursorParam.optional(),
   limit: limitParam.optional(),
@@ -116,7 +119,8 @@ export const paymentList: ListEndpoint<PaymentListQuery> = {
     return [
       `r.workspace_id = ${params.bind(caller.workspaceId, 'UUID')}`,
       'r.deleted_at IS NULL',
-      // The currency filter is the actual transfer currency (api-v1).
+      // The currency filter is the actual transfer currency
+      // (docs/contract.md, "Team payout queries").
       ...(query.currency ? [`r.currency = ${params.bind(query.currency, 'CURRENCY')}`] : []),
     ];
   },

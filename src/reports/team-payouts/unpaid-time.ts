@@ -13,7 +13,10 @@ import {
 import type { SqlParams } from '../../readmodel/sql-params.ts';
 import { links, linksRecord } from './links.ts';
 
-/** An unpaid-time item as the API answers it (api-v1 "Team unpaid-time item", decisions 7). */
+/**
+ * An unpaid-time item as the API answers it (docs/contract.md, "Team unpaid-time item" and
+ * "Unpaid-time item").
+ */
 export const unpaidTimeRecord = z.object({
   id: uuid,
   timeEntryId: uuid,
@@ -40,8 +43,8 @@ export type UnpaidTimeRecord = z.infer<typeof unpaidTimeRecord>;
 export const UNPAID_SORT_FIELDS = ['id', 'entryDate', 'durationSeconds', 'createdAt'] as const;
 
 /**
- * GET /team-payouts/unpaid-time query (decisions 7): cursor, limit, sort, currency and
- * scope (`default`: billable work; `all` adds the non_billable section); strict.
+ * GET /team-payouts/unpaid-time query (docs/contract.md, "Team payout queries"): cursor, limit,
+ * sort, currency and scope (`default`: billable work; `all` adds the non_billable section); strict.
  */
 export const unpaidTimeQuery = z.object({
   cursor: cursorParam.optional(),

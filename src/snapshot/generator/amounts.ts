@@ -4,7 +4,7 @@ import { formatAmount, formatDecimal, Money } from '../../money/money.ts';
 /**
  * Money for the generator, through decimal.js (`Money`) or exact bigint minor units, never a
  * JS number. Amounts are rounded half away from zero to the currency's minor unit
- * (decisions 9).
+ * (docs/contract.md, "Money and rounding").
  */
 
 export const BASE_CURRENCY = 'EUR';

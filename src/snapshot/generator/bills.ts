@@ -17,7 +17,8 @@ import type { Random } from './random.ts';
 
 /**
  * What a payee-month gets: no bill, a DRAFT, an APPROVED bill, or a VOID bill followed by an
- * APPROVED replacement with the same entries (VOID lines do not count, decisions 7).
+ * APPROVED replacement with the same entries (VOID lines do not count:
+ * docs/contract.md, "Bill amounts").
  */
 export type BillPlan = 'NONE' | 'DRAFT' | 'APPROVED' | 'VOIDED';
 

@@ -3,7 +3,7 @@
 -- summarise, so a report never sees a summary that disagrees with its rows. Each is equal, row
 -- for row, to the macro it is refreshed from (test/summaries-sync.test.ts).
 
--- team_bill_figures_for(true): every live team bill's figures (decisions 7, "Bill amounts"),
+-- team_bill_figures_for(true): every live team bill's figures (docs/contract.md, "Bill amounts"),
 -- read by the bill list, the payout summary and profitability. Computed per request, the
 -- summary's bills took 23 ms of its 30 on the 10M-entry workspace (5,900 bills); read here, 4.
 CREATE TABLE IF NOT EXISTS team_bill_figures (

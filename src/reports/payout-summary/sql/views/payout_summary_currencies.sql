@@ -1,4 +1,4 @@
--- Team payout summary, one row per currency (decisions 7, "Summary per currency"), for
+-- Team payout summary, one row per currency (docs/contract.md, "Summary per currency"), for
 -- workspace `ws`. `today` is the caller's date in the workspace time zone, passed in rather
 -- than read from the clock so the figure is the same for every replica and every test.
 --

@@ -1,4 +1,4 @@
--- Team payout summary, the workspace-wide figures (decisions 7, "Top level"), one row for
+-- Team payout summary, the workspace-wide figures (docs/contract.md, "Summary totals"), one row for
 -- workspace `ws`. `currency_filter` (NULL = all) narrows the last payment only: payees and
 -- missing rates have no currency.
 --   member_count       = live payees

@@ -1,8 +1,8 @@
 -- Per invoice and line project, the net of the invoice's lines that name no time entry
--- (decisions 8, unallocatedRevenue; test/reference choice 41): each line's amount net of the
--- invoice's discount (e4_invoice_line_net), rounded per line to the invoice currency, then
--- summed. Every invoice, whatever its status, date or deletion: the report filters those on
--- the invoices themselves (profitability_unallocated_revenue). For every invoice
+-- (docs/contract.md, "Unallocated revenue and receipts"; test/reference choice 41): each line's
+-- amount net of the invoice's discount (e4_invoice_line_net), rounded per line to the invoice
+-- currency, then summed. Every invoice, whatever its status, date or deletion: the report filters
+-- those on the invoices themselves (profitability_unallocated_revenue). For every invoice
 -- (all_invoices), or for the invoices in summary_dirty_invoices only: the sync keeps the table
 -- invoice_unallocated_nets equal to the first by refreshing the second.
 CREATE OR REPLACE MACRO invoice_unallocated_nets_for(all_invoices) AS TABLE

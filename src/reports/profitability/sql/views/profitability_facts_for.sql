@@ -1,9 +1,10 @@
--- The priced facts of workspace `ws`'s time entries in fact_input_entries (decisions 8 and 9):
--- what every entry a profitability report counts adds to it, priced and converted once, so that
--- a report of any range only sums rows. The caller fills fact_input_entries with live, stopped
--- entries, and fact_input_bill_lines and fact_input_invoice_lines with their TIME bill lines
--- and invoice lines (src/reports/profitability/profitability.derived.ts); bills come from
--- team_bill_figures, which the team-payout part refreshes first (src/cli/derived-tables.ts).
+-- The priced facts of workspace `ws`'s time entries in fact_input_entries
+-- (docs/contract.md, "Profitability" and "FX conversion"): what every entry a profitability report
+-- counts adds to it, priced and converted once, so that a report of any range only sums rows. The
+-- caller fills fact_input_entries with live, stopped entries, and fact_input_bill_lines and
+-- fact_input_invoice_lines with their TIME bill lines and invoice lines
+-- (src/reports/profitability/profitability.derived.ts); bills come from team_bill_figures, which
+-- the team-payout part refreshes first (src/cli/derived-tables.ts).
 --
 -- One row per live, stopped entry and item number k: the entry's k-th cost item beside its
 -- k-th revenue item (k from 1; an entry with neither has one row, k = 1, without amounts).
@@ -95,8 +96,8 @@ approved_lines AS MATERIALIZED (
   LEFT JOIN currencies c ON c.code = b.currency
   WHERE b.workspace_id = ws AND b.status = 'APPROVED'
 ),
--- B's total and amount paid as team_bill_figures has them (decisions 7), rounded to its
--- currency.
+-- B's total and amount paid as team_bill_figures has them (docs/contract.md, "Bill amounts"),
+-- rounded to its currency.
 bills AS (
   SELECT
     f.bill_id,

@@ -1,8 +1,8 @@
--- The rows a profitability report of workspace `ws` sums (decisions 8), in the month rollup's
--- form: per member, project, currencies and rates used, the sums of the amounts (native *_e4,
--- converted *_b4, and *_missing_e4: the native sum of the amounts that had no FX rate, NULL
--- when none had). The range's whole months, whole_from..whole_to (NULL: none), come from the
--- rollup (profitability_month_facts), its other days from the facts (profitability_facts), both
+-- The rows a profitability report of workspace `ws` sums (docs/contract.md, "Profitability"), in
+-- the month rollup's form: per member, project, currencies and rates used, the sums of the amounts
+-- (native *_e4, converted *_b4, and *_missing_e4: the native sum of the amounts that had no FX
+-- rate, NULL when none had). The range's whole months, whole_from..whole_to (NULL: none), come from
+-- the rollup (profitability_month_facts), its other days from the facts (profitability_facts), both
 -- kept by the sync (docs/summaries.md): nothing is computed per request. Narrowed by
 -- `user_filter`, `project_filter` and `client_filter` (the project's client); NULL narrows
 -- nothing. `day` dates each row: its month's first day for a rollup row, its entry date for a

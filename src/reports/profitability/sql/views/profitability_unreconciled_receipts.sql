@@ -1,8 +1,9 @@
--- Money received beyond what was invoiced (decisions 8, test/reference choice 42), per invoice
--- currency, native: over live invoices with issue_date in d_from..d_to, a SENT or PAID invoice
--- adds amount_paid - total when that is positive, a CANCELLED one its whole amount_paid, a DRAFT
--- one nothing. `client_filter` narrows by the invoice's client; a receipt belongs to no project
--- or member, so any `project_filter` or `user_filter` gives no rows. Zero sums are left out.
+-- Money received beyond what was invoiced (docs/contract.md, "Unallocated revenue and receipts";
+-- test/reference choice 42), per invoice currency, native: over live invoices with issue_date in
+-- d_from..d_to, a SENT or PAID invoice adds amount_paid - total when that is positive, a CANCELLED
+-- one its whole amount_paid, a DRAFT one nothing. `client_filter` narrows by the invoice's client;
+-- a receipt belongs to no project or member, so any `project_filter` or `user_filter` gives no
+-- rows. Zero sums are left out.
 CREATE OR REPLACE MACRO profitability_unreconciled_receipts(ws, d_from, d_to, user_filter, project_filter, client_filter) AS TABLE
 WITH receipts AS (
   SELECT

@@ -1,17 +1,17 @@
 -- Every live time entry of a live payee (entry.user_id = payee.user_id in the same
--- workspace, decisions 7), with the pay rate in force on its entry date and the flags the
--- team-payout rules test. One row per entry; running and zero-length entries are kept and
--- flagged, so unpaid time, the summary and profitability all start from this one place.
+-- workspace: docs/contract.md, "Unpaid-time item"), with the pay rate in force on its entry date
+-- and the flags the team-payout rules test. One row per entry; running and zero-length entries are
+-- kept and flagged, so unpaid time, the summary and profitability all start from this one place.
 --
--- Rate (decisions 7 and 8): the payee's live rate with the latest effective_from <=
--- entry_date. ASOF LEFT JOIN picks exactly that row (payee_rates allows one live rate per
--- payee and date); rate_id is NULL when no rate had started by the entry's date.
+-- Rate (docs/contract.md, "Unpaid-time item" and "Costs"): the payee's live rate with the latest
+-- effective_from <= entry_date. ASOF LEFT JOIN picks exactly that row (payee_rates allows one live
+-- rate per payee and date); rate_id is NULL when no rate had started by the entry's date.
 --
 -- is_payable: the work is owed but not yet on an APPROVED bill — not running, duration > 0,
 -- entry_date on/after the payee's start_date (no start_date: no restriction) and not on a
 -- line of an APPROVED live bill (entries on DRAFT or VOID bills stay unpaid). Priced or
 -- not, billable or not: with a rate it is an unpaid-time item, without one it counts
--- towards missingRateCount (decisions 7).
+-- towards missingRateCount (docs/contract.md, "Summary totals").
 --
 -- For every entry (all_entries), or only for the entries in summary_dirty_entries: the sync
 -- keeps the table payee_entry_pay equal to the payable rows of the first by refreshing the
@@ -46,7 +46,8 @@ live_rates AS (
   FROM payee_rates
   WHERE deleted_at IS NULL
 ),
--- Decisions 7 says "a line of an APPROVED bill", of any kind, that names the entry.
+-- docs/contract.md, "Unpaid-time item", says "a line of an APPROVED bill", of any kind, that
+-- names the entry.
 entries_on_approved_bills AS (
   SELECT DISTINCT l.workspace_id, l.time_entry_id
   FROM team_bill_lines l

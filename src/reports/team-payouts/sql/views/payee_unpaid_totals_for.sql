@@ -1,5 +1,5 @@
 -- Per payee, rate currency and billable, the figures of its payable entries (payee_entry_pay),
--- which the payout summary adds up per currency (decisions 7):
+-- which the payout summary adds up per currency (docs/contract.md, "Summary per currency"):
 --   currency   = the rate's currency; NULL for entries without a rate at their date (they
 --                count towards missingRateCount)
 --   items, seconds, first_date, last_date over those entries

@@ -1,4 +1,4 @@
--- The derived figures of live team bills (decisions 7, "Bill amounts"). The snapshot and the
+-- The derived figures of live team bills (docs/contract.md, "Bill amounts"). The snapshot and the
 -- operational store keep lines and allocations only; the sync keeps the table
 -- team_bill_figures equal to team_bill_figures_for(true), refreshing
 -- team_bill_figures_for(false) (the bills in summary_dirty_bills) as they change.
@@ -8,10 +8,11 @@
 --   amount_paid      = allocations of RECORDED (not reversed, not deleted) payments
 --   remaining        = max(total - amount_paid, 0), and 0 on a VOID bill
 --   payment_status   = PAID when total > 0 and amount_paid >= total,
---                      PARTIALLY_PAID when amount_paid > 0, else UNPAID (values: decisions 4)
+--                      PARTIALLY_PAID when amount_paid > 0, else UNPAID (values:
+--                      docs/contract.md, "Value sets")
 -- Sums of DECIMAL(18,4) amounts are DECIMAL(38,4): a bill of two lines of 90,000,000,000,000
--- has a total beyond DECIMAL(18,4), which answered 500 when it was cast back (decisions 9:
--- exact decimals, never a float).
+-- has a total beyond DECIMAL(18,4), which answered 500 when it was cast back
+-- (docs/contract.md, "Money and rounding": exact decimals, never a float).
 CREATE OR REPLACE MACRO team_bill_figures_for(all_bills) AS TABLE
 WITH bills AS (
   SELECT *

@@ -1,11 +1,12 @@
--- Team unpaid-time items (decisions 7, "Unpaid-time item"): one per payable entry of a payee
+-- Team unpaid-time items (docs/contract.md, "Unpaid-time item"): one per payable entry of a payee
 -- (payee_entry_pay: the rows of payee_entry_rates with is_payable, kept by the sync; not
 -- running, not deleted, duration > 0, on/after the payee's start date, on no APPROVED bill)
 -- that has a pay rate at its entry date.
 --   amount   = duration_seconds x hourly_rate / 3600, rounded half away from zero to the
---              rate currency's minor unit (decisions 9; time_cost in macros.sql)
+--              rate currency's minor unit (docs/contract.md, "Money and rounding"; time_cost in
+--              macros.sql)
 --   currency = the rate's currency
---   section  = 'default' when billable, else 'non_billable' (decisions 4);
+--   section  = 'default' when billable, else 'non_billable' (docs/contract.md, "Value sets");
 --   selected_by_default = billable
 -- The item's id is its time entry's id: there is exactly one item per entry.
 -- Project and task names are labels: an archived (deleted) task or project still names the
