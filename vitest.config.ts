@@ -2,7 +2,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'src/**/*.test.ts', 'scripts/**/*.test.ts'],
     // Through a real HAProxy: `npm run test:deploy` (vitest.deploy.config.ts), which .ci/run
     // runs once it has installed haproxy; `npm test` needs nothing installed.
     exclude: [...configDefaults.exclude, 'test/deploy/**'],
