@@ -104,12 +104,8 @@ export function stageRecord(
     case 'invoice': {
       const invoice = record as RecordOf<'invoice'>;
       put(staging, 'invoices', invoice, ws, now);
-      const fill: Fill = { ...ws, invoice_id: invoice.id, position: 0 };
-      invoice.lines.forEach((line, i) => {
-        fill.position = i;
-        put(staging, 'invoice_lines', line, fill, now);
-      });
-      return;
+      const fill: Fill = { ...ws, invoice_id: invoice.id };
+      return putInOrder(staging, 'invoice_lines', invoice.lines, fill, now);
     }
     case 'payee': {
       const payee = record as RecordOf<'payee'>;
@@ -122,28 +118,37 @@ export function stageRecord(
     case 'bill': {
       const bill = record as RecordOf<'bill'>;
       put(staging, 'team_bills', bill, ws, now);
-      const fill: Fill = { ...ws, bill_id: bill.id, position: 0 };
-      bill.lines.forEach((line, i) => {
-        fill.position = i;
-        put(staging, 'team_bill_lines', line, fill, now);
-      });
-      return;
+      const fill: Fill = { ...ws, bill_id: bill.id };
+      return putInOrder(staging, 'team_bill_lines', bill.lines, fill, now);
     }
     case 'payment': {
       const payment = record as RecordOf<'payment'>;
       put(staging, 'team_payments', payment, ws, now);
-      const fill: Fill = { ...ws, payment_id: payment.id, position: 0 };
-      payment.allocations.forEach((allocation, i) => {
-        fill.position = i;
-        put(staging, 'team_payment_allocations', allocation, fill, now);
-      });
-      return;
+      const fill: Fill = { ...ws, payment_id: payment.id };
+      return putInOrder(staging, 'team_payment_allocations', payment.allocations, fill, now);
     }
   }
 }
 
 function put(staging: RowSink, table: TableName, values: object, fill: Fill, now: string): void {
   writeRow(staging.rowsOf(table), TABLES[table].columns, values as Fields, fill, now);
+}
+
+/**
+ * A record's nested rows (its lines, its allocations) with the columns of `fill`, which it
+ * takes to set `position`, each row's index.
+ */
+function putInOrder(
+  staging: RowSink,
+  table: TableName,
+  rows: readonly object[],
+  fill: Fill,
+  now: string,
+): void {
+  rows.forEach((row, i) => {
+    fill.position = i;
+    put(staging, table, row, fill, now);
+  });
 }
 
 type Fields = Record<string, unknown>;
