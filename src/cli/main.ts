@@ -14,7 +14,7 @@ import { checkExportInput, resolveExportRequest, runExport } from '../exports/ex
 import { EXPORT_REPORT_NAMES } from '../exports/export-reports.ts';
 import { MANIFEST_FILE, verifyManifest } from '../exports/manifest.ts';
 import { exportSnapshot } from '../snapshot/export.ts';
-import { generateWorkspace } from '../snapshot/generate.ts';
+import { generateWorkspace, type GenerateOptions } from '../snapshot/generate.ts';
 import { importSnapshot, SnapshotImportError, type ImportIssue } from '../snapshot/import.ts';
 import { readSnapshot } from '../snapshot/read-snapshot.ts';
 import { snapshotUuid as uuid } from '../value-schemas.ts';
@@ -110,31 +110,20 @@ function buildProgram(): Command {
     .option('--invoices <n>', 'invoices', wholeNumber)
     .option('--members <n>', 'members', wholeNumber)
     .option('--today <date>', "the generator's today (YYYY-MM-DD)")
-    .action(
-      async (values: {
-        out: string;
-        timeEntries: number;
-        seed: number;
-        clients?: number;
-        projects?: number;
-        invoices?: number;
-        members?: number;
-        today?: string;
-      }) => {
-        const { out: file, ...options } = values;
-        const out = createWriteStream(file);
-        const started = Date.now();
-        const { counts } = await generateWorkspace(options, out);
-        await new Promise<void>((resolve, reject) =>
-          out.end((error?: Error | null) => (error ? reject(error) : resolve())),
-        );
-        info(
-          `Generated ${file}: ${Object.entries(counts)
-            .map(([k, v]) => `${k} ${v}`)
-            .join(', ')} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
-        );
-      },
-    );
+    .action(async (values: { out: string } & Omit<GenerateOptions, 'plan'>) => {
+      const { out: file, ...options } = values;
+      const out = createWriteStream(file);
+      const started = Date.now();
+      const { counts } = await generateWorkspace(options, out);
+      await new Promise<void>((resolve, reject) =>
+        out.end((error?: Error | null) => (error ? reject(error) : resolve())),
+      );
+      info(
+        `Generated ${file}: ${Object.entries(counts)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+      );
+    });
 
   const tokens = program.command('tokens').description('create, list or revoke API tokens');
   tokens
