@@ -13,7 +13,14 @@ import { createKysely } from '../src/store/database.ts';
 import { fullSync } from '../src/sync/full-sync.ts';
 import { TokenIdentityCache } from '../src/tokens/token-identity-cache.ts';
 import { createToken } from '../src/tokens/token.repository.ts';
-import { benchStore, cpuLoopMs, log, slowestText, timeRuns } from './support.ts';
+import {
+  benchStore,
+  cpuLoopMs,
+  log,
+  measuredAppDependencies,
+  slowestText,
+  timeRuns,
+} from './support.ts';
 import { DERIVED_TABLES, READ_MODEL_PARTS } from '../src/cli/derived-tables.ts';
 
 const iterations = Number(process.argv[2] ?? 200);
@@ -41,16 +48,7 @@ try {
   await bench.pool.query('CHECKPOINT');
   // As `npm start` serves: token identities kept in memory, current by PostgreSQL's notifications.
   const tokenIdentities = await TokenIdentityCache.listen(bench.pool);
-  const appOptions = {
-    db,
-    readModel,
-    status,
-    tokenEnv: 'test',
-    rateLimit: { requests: 1e9 },
-    tokenIdentities,
-    // The statements are measured: no answer is kept (bench/README.md).
-    answerCacheChars: 0,
-  } as const;
+  const appOptions = measuredAppDependencies({ db, readModel, status, tokenIdentities });
   const app = await buildApp(appOptions);
   // Every page read from DuckDB whole: a record cache that keeps no rows.
   const coldApp = await buildApp({ ...appOptions, recordCacheRows: 0 });

@@ -16,7 +16,7 @@ import { migrate } from '../src/store/migrate.ts';
 import { DERIVED_TABLES, READ_MODEL_PARTS } from '../src/cli/derived-tables.ts';
 import { tmpdir } from 'node:os';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../src/http/app.ts';
+import { buildApp, type AppDependencies } from '../src/http/app.ts';
 import { createKysely, createPool } from '../src/store/database.ts';
 import type { Scope } from '../src/store/schema.ts';
 import { SyncService } from '../src/sync/sync-service.ts';
@@ -113,6 +113,17 @@ export async function keptReadModel(
     );
   }
   return { readModel, status };
+}
+
+/**
+ * What a benchmark of the read model's statements builds its app with: token identities kept
+ * in memory as `npm start` keeps them, no rate limit, and no answer kept, since the statements
+ * are measured (bench/README.md).
+ */
+export function measuredAppDependencies(
+  deps: Pick<AppDependencies, 'db' | 'readModel' | 'status' | 'tokenIdentities'>,
+) {
+  return { ...deps, tokenEnv: 'test', rateLimit: { requests: 1e9 }, answerCacheChars: 0 } as const;
 }
 
 export function log(line: string): void {

@@ -19,7 +19,14 @@ import { todayIn } from '../src/time/calendar.ts';
 import { pgPayoutSummary } from './pg-reports/payout-summary.ts';
 import { pgProfitability } from './pg-reports/profitability.ts';
 import { pgUnpaidTimeFirstPage } from './pg-reports/unpaid-time.ts';
-import { benchStore, keptReadModel, log, slowestText, timeRuns } from './support.ts';
+import {
+  benchStore,
+  keptReadModel,
+  log,
+  measuredAppDependencies,
+  slowestText,
+  timeRuns,
+} from './support.ts';
 
 const iterations = Number(process.argv[2] ?? 200);
 const pgIterations = Number(process.argv[3] ?? 2);
@@ -30,17 +37,7 @@ try {
   const { readModel, status } = await keptReadModel(bench, path.join(dir, 'read-model.duckdb'));
   // As `npm start` serves: token identities kept in memory, current by PostgreSQL's notifications.
   const tokenIdentities = await TokenIdentityCache.listen(bench.pool);
-  const appOptions = {
-    db,
-    readModel,
-    status,
-    tokenEnv: 'test',
-    rateLimit: { requests: 1e9 },
-    tokenIdentities,
-    // The statements are measured: no answer is kept (bench/README.md).
-    answerCacheChars: 0,
-  } as const;
-  const app = await buildApp(appOptions);
+  const app = await buildApp(measuredAppDependencies({ db, readModel, status, tokenIdentities }));
   const { rows: owners } = await bench.pool.query<{
     workspace_id: string;
     user_id: string;
