@@ -15,6 +15,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type pg from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
+import { LOAD_ORDER } from '../src/snapshot/import.ts';
 import { readSnapshot } from '../src/snapshot/read-snapshot.ts';
 import { createPool } from '../src/store/database.ts';
 import { startEmbeddedStore } from '../src/store/embedded-postgres.ts';
@@ -28,28 +29,7 @@ await chmod(dir, 0o755);
 const file = path.join(dir, 'workspace.ndjson');
 
 /** Every table an import fills. */
-const TABLES = [
-  'workspaces',
-  'users',
-  'members',
-  'api_tokens',
-  'clients',
-  'projects',
-  'project_members',
-  'tasks',
-  'invoices',
-  'time_entries',
-  'expenses',
-  'invoice_lines',
-  'payees',
-  'payee_rates',
-  'payee_credits',
-  'team_bills',
-  'team_bill_lines',
-  'team_payments',
-  'team_payment_allocations',
-  'fx_rates',
-];
+const TABLES = ['workspaces', ...LOAD_ORDER];
 
 interface Run {
   seconds: number;

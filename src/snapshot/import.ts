@@ -78,7 +78,7 @@ export interface ImportPhases {
 const MAX_ISSUES = 1000;
 const UNIQUE_VIOLATION = '23505';
 /** Every table a snapshot fills, each after the tables it references. */
-const LOAD_ORDER = [...INSERT_ORDER.slice(0, 2), TOKENS, ...INSERT_ORDER.slice(2)];
+export const LOAD_ORDER = [...INSERT_ORDER.slice(0, 2), TOKENS, ...INSERT_ORDER.slice(2)];
 /**
  * Imports one workspace snapshot in one transaction, in three steps:
  * 1. Each record is checked on its own (records.ts; plain-records.ts is the fast path for
