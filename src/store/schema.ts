@@ -56,8 +56,8 @@ export interface ApiTokenTable {
 }
 
 /**
- * A create's response kept for replay (decisions 6; src/api/idempotency.ts). The response
- * columns are NULL only inside the transaction that claimed the key.
+ * A create's response kept for replay (docs/contract.md, "Idempotency"; src/api/idempotency.ts).
+ * The response columns are NULL only inside the transaction that claimed the key.
  */
 export interface IdempotencyKeyTable {
   workspace_id: string;
