@@ -1,168 +1,50 @@
-// The API's answers as the dashboard reads them (docs/api.md and the served OpenAPI document).
-// Money, rates and percentages are decimal strings.
+import type { paths } from './generated/api.ts';
 
-export interface PayoutCurrency {
-  currency: string;
-  eligibleSeconds: number;
-  unbilledFrom: string | null;
-  unbilledTo: string | null;
-  accrued: string;
-  approved: string;
-  paid: string;
-  outstanding: string;
-  overdue: string;
-  credit: string;
-}
+// The API's answers as the dashboard reads them: the types openapi-typescript writes from the
+// served OpenAPI document (web/src/generated/api.ts, written by `npm run generate` and checked
+// by `npm run check`), so a field the API changes is a type error here. Money, rates and
+// percentages are decimal strings.
 
-export interface PayoutSummary {
-  canManage: boolean;
-  currencies: PayoutCurrency[];
-  missingRateCount: number;
-  eligibleSeconds: number;
-  memberCount: number;
-  lastPaymentDate: string | null;
-  lastPaymentAmount: string | null;
-  lastPaymentCurrency: string | null;
-}
+/** The JSON body of a route's answer with `status`. */
+type Answer<
+  P extends keyof paths,
+  M extends 'get' | 'post' = 'get',
+  S extends number = 200,
+> = paths[P][M] extends { responses: infer R }
+  ? S extends keyof R
+    ? R[S] extends { content: { 'application/json': infer B } }
+      ? B
+      : never
+    : never
+  : never;
 
-export type Metric =
-  | 'billedNet'
-  | 'collectedNet'
-  | 'compensationCost'
-  | 'approvedCost'
-  | 'estimatedCost'
-  | 'paid'
-  | 'pending'
-  | 'margin';
+/** Its `data`. */
+type Data<P extends keyof paths, M extends 'get' | 'post' = 'get', S extends number = 200> =
+  Answer<P, M, S> extends { data: infer D } ? D : never;
 
-export interface MetricsRow {
-  userId: string | null;
-  payeeId: string | null;
-  name: string | null;
-  projectId: string | null;
-  projectName: string | null;
-  billedNet: string;
-  collectedNet: string;
-  compensationCost: string;
-  approvedCost: string;
-  estimatedCost: string;
-  paid: string;
-  pending: string;
-  margin: string;
-  marginPercent: string | null;
-  clientUnbilledSeconds: number;
-  missingFx: boolean;
-  missingPayRate: boolean;
-  missingMetrics: Metric[];
-  nativeAmounts: { currency: string; metric: Metric; amount: string }[];
-}
+export type PayoutSummary = Data<'/team-payouts/summary'>;
+export type PayoutCurrency = PayoutSummary['currencies'][number];
 
+export type Profitability = Data<'/team-payouts/profitability'>;
+export type MetricsRow = Profitability['summary'];
 /** A member's row; without projectCount and projects in an answer to projects=none. */
-export interface MemberRow extends MetricsRow {
-  projectCount?: number;
-  projects?: MetricsRow[];
-}
+export type MemberRow = Profitability['members'][number];
+/** A figure of a row: the ones that can be missing, and the margin made of them. */
+export type Metric = MetricsRow['missingMetrics'][number] | 'margin';
 
-export interface Profitability {
-  from: string;
-  to: string;
-  view: string;
-  baseCurrency: string;
-  page: number;
-  perPage: number;
-  memberTotal: number;
-  missingRateCount: number;
-  summary: MetricsRow;
-  members: MemberRow[];
-  unallocatedRevenue: { currency: string; amount: string }[];
-  unreconciledReceipts: { currency: string; amount: string }[];
-  missingFx: { fromCurrency: string; toCurrency: string; amount: string; metric: Metric }[];
-  fxRates: {
-    id: string;
-    fromCurrency: string;
-    toCurrency: string;
-    effectiveFrom: string;
-    rate: string;
-    used: boolean;
-  }[];
-}
-
-export interface Bill {
-  id: string;
-  payeeId: string;
-  number: string;
-  status: string;
-  paymentStatus: string;
-  currency: string;
-  total: string;
-  remaining: string;
-  dueDate: string | null;
-}
-
-export interface UnpaidItem {
-  id: string;
-  payeeId: string;
-  name: string;
-  projectName: string | null;
-  taskName: string | null;
-  description: string | null;
-  currency: string;
-  workDate: string;
-  durationSeconds: number;
-  hourlyRate: string;
-  amount: string;
-  section: string;
-}
-
-export interface Payee {
-  id: string;
-  name: string;
-}
+export type Bill = Data<'/team-payouts/bills'>[number];
+export type UnpaidItem = Data<'/team-payouts/unpaid-time'>[number];
+export type Payee = Data<'/team-payouts/payees'>[number];
 
 /** A list answer's paging (`pagination`). */
-export interface Pagination {
-  limit: number;
-  nextCursor: string | null;
-}
+export type Pagination = Answer<'/team-payouts/bills'>['pagination'];
 
 /** `data` of GET /team-payouts/profitability/series: the figures per month or week. */
-export interface Series {
-  from: string;
-  to: string;
-  interval: 'month' | 'week';
-  baseCurrency: string;
-  points: (Omit<
-    MetricsRow,
-    'userId' | 'payeeId' | 'name' | 'projectId' | 'projectName' | 'nativeAmounts' | 'links'
-  > & { from: string; to: string })[];
-}
+export type Series = Data<'/team-payouts/profitability/series'>;
 
 /** A webhook endpoint (GET /webhooks, docs/webhooks.md). `events` null: every type. */
-export interface WebhookEndpoint {
-  id: string;
-  url: string;
-  events: string[] | null;
-  description: string | null;
-  enabled: boolean;
-  status: 'active' | 'failing' | 'disabled';
-  failingSince: string | null;
-  disabledReason: string | null;
-  previousSecretUntil: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
+export type WebhookEndpoint = Data<'/webhooks'>[number];
 /** The answer of POST /webhooks: the endpoint with its signing secret, shown in it only. */
-export interface WebhookWithSecret extends WebhookEndpoint {
-  secret: string;
-}
-
+export type WebhookWithSecret = Data<'/webhooks', 'post', 201>;
 /** One delivery attempt (GET /webhooks/{id}/deliveries), newest first. */
-export interface WebhookAttempt {
-  eventId: string;
-  eventType: string;
-  attemptedAt: string;
-  statusCode: number | null;
-  error: string | null;
-  durationMs: number;
-}
+export type WebhookAttempt = Data<'/webhooks/{id}/deliveries'>[number];
