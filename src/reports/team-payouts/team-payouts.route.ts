@@ -38,7 +38,7 @@ const BILL_READS: AnswerReads = {
   withParameter: { clientId: ['clients', 'projects'], projectId: ['projects'] },
 };
 
-/** Bills and payments: Owner/Admin with read scope, on Studio too (decisions 2). */
+/** Bills and payments: Owner/Admin with read scope, on Studio too (docs/contract.md, "Role rules by area"). */
 const FINALIZED: AccessRule = { roles: OWNER_ADMIN, scope: 'read' };
 /** Payees and unpaid time: Owner/Admin with read scope, Agency plan. */
 const AGENCY: AccessRule = {
@@ -50,14 +50,20 @@ const FINALIZED_WHO =
   'Who may call: Owner, Admin; read scope; Studio or Agency (drafts on Agency only).';
 const AGENCY_WHO = 'Who may call: Owner, Admin; read scope; Agency plan.';
 
-/** Drafts need Agency (decisions 2): asking for them is a plan error, before the input's. */
+/**
+ * Drafts need Agency (docs/contract.md, "Plans and roles"): asking for them is a plan error,
+ * before the input's.
+ */
 function draftsNeedAgency(request: FastifyRequest): void {
   const query = request.query as Record<string, unknown>;
   if (query.status === 'DRAFT' && request.caller.plan !== 'agency')
     throw forbiddenPlan('agency', 'draft_bills');
 }
 
-/** The read-only team-payout area (api-v1 "Team payout endpoints", decisions 7). */
+/**
+ * The read-only team-payout area (docs/contract.md, "Team payout endpoints" and "Team
+ * payouts").
+ */
 export const teamPayoutRoutes: RoutePlugin = async (app, { context }) => {
   const finalized = { access: FINALIZED, who: FINALIZED_WHO };
   const agency = { access: AGENCY, who: AGENCY_WHO };
