@@ -3,7 +3,7 @@
 // profitability for one month and one year, with and without userId, through the API.
 // Baseline, same run: the same report computed directly in PostgreSQL by a plain SQL
 // implementation of the same rules (bench/pg-reports/, checked equal to the API on small
-// workspaces by test/pg-reports.test.ts).
+// workspaces by test/reports/pg-reports.test.ts).
 //   npm run bench -- team-payouts [iterations=200] [pgIterations=2]
 //   (200 requests: the p99 of 30 is their slowest request.)
 //   (PostgreSQL takes up to minutes per report here: its runs are few, and not warmed up.)

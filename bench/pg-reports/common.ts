@@ -1,7 +1,7 @@
 // The team-payout reports computed directly in PostgreSQL, over the operational tables of
 // sql/postgres/: the baseline the report benchmarks compare the API (DuckDB read model) with.
 // One file per report (payout-summary.ts, unpaid-time.ts, profitability.ts);
-// test/pg-reports.test.ts checks that every function returns exactly the `data` of its
+// test/reports/pg-reports.test.ts checks that every function returns exactly the `data` of its
 // endpoint on generated workspaces.
 //
 // Every rule is SQL run by PostgreSQL (docs/contract.md, "Team payouts", "Profitability",

@@ -1,6 +1,6 @@
 -- Read model tables: one per operational table, same names, same columns, same order.
 -- The sync copies rows here column by column (src/sync/), so a column added to
--- sql/postgres/ must be added here too (test/full-sync.test.ts compares them). A copied table
+-- sql/postgres/ must be added here too (test/sync/full-sync.test.ts compares them). A copied table
 -- may end with columns the read model derives itself, never copied (DERIVED_COLUMNS in
 -- src/search/client-names.ts).
 --

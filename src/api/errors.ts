@@ -1,7 +1,7 @@
 /**
  * Every error code the API answers, with its status: the one list the error answers take both
  * from (ApiError, the error handler, the answers written before routing), and the one
- * docs/api.md's table of errors is checked against (test/error-docs.test.ts). A code has one
+ * docs/api.md's table of errors is checked against (test/api/error-docs.test.ts). A code has one
  * status; a new failure either reuses a code or adds it here, and to that table.
  */
 export const ERROR_STATUSES = {

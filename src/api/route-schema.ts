@@ -40,7 +40,7 @@ declare module 'fastify' {
      * copied tables it reads changes (src/http/cached-answers.ts): `reads` names those every
      * request reads, `withParameter` those a query parameter adds when it is given (a filter,
      * a search); a derived table counts as its part's sources (DerivedTables.sources).
-     * test/cached-answers.test.ts checks them against the tables DuckDB plans the route's
+     * test/http/cached-answers.test.ts checks them against the tables DuckDB plans the route's
      * statements over.
      */
     answers?: AnswerReads;

@@ -5,7 +5,7 @@ import { readModelQueries } from '../readmodel/query-builder.ts';
  * The read-model columns the exports' statements name outside their column lists (FROM,
  * WHERE, ORDER BY, the journal), with DuckDB's type of each; `?` marks a column that may be
  * NULL. It is declared as data so that a test can hold it against the read model's own
- * catalog (test/export-db.test.ts): the TypeScript types below are only as true as that.
+ * catalog (test/exports/export-db.test.ts): the TypeScript types below are only as true as that.
  */
 export const EXPORT_TABLES = {
   workspaces: { id: 'UUID', base_currency: 'VARCHAR' },

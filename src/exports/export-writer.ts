@@ -240,7 +240,7 @@ export interface Helpers {
  * Writes `report` in `format` to `file` with DuckDB's COPY, and sums its money columns over the
  * same SELECT. Call inside a read transaction so file and sums see the same data. A CSV or
  * NDJSON COPY keeps the ORDER BY: DuckDB preserves the order of an ordered query even with
- * preserve_insertion_order off (test/exports-determinism.test.ts checks it over several row
+ * preserve_insertion_order off (test/exports/exports-determinism.test.ts checks it over several row
  * groups). Parquet is written unordered (ORDERED).
  *
  * With helpers, a CSV or NDJSON export of a report with a partition key is cut into parts by

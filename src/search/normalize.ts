@@ -1,6 +1,6 @@
 // The search normalization and match helpers in TypeScript, for the search text: the same
 // results as the DuckDB macros of src/search/sql/search.sql the index is built with, which
-// test/search-normalize.test.ts checks for every Unicode character and random texts. A search
+// test/search/search-normalize.test.ts checks for every Unicode character and random texts. A search
 // then needs no round trip to DuckDB to cut its text into terms.
 import { DUCKDB_UNKNOWN_CHARACTERS } from './duckdb-unicode.ts';
 

@@ -95,7 +95,7 @@ export async function createHarness(
     ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
     // A dashboard test drives one token from the page and from the test at once, as fast as
     // the machine answers: 100 requests in 5 s came to be reached there. The per-token limit
-    // is not what it tests (test/rate-limit.test.ts does).
+    // is not what it tests (test/http/rate-limit.test.ts does).
     ...(options.dashboard && !options.rateLimit
       ? { rateLimit: { requests: 10_000, windowSeconds: 10 } }
       : {}),

@@ -1,5 +1,5 @@
 // The server as `npm start` runs it, in a process of its own: started, killed with everything it
-// runs (SIGKILL, as a crash would), stopped as Ctrl+C stops it. Used by test/serve-restart.test.ts
+// runs (SIGKILL, as a crash would), stopped as Ctrl+C stops it. Used by test/cli/serve-restart.test.ts
 // and bench/restart.bench.ts.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';

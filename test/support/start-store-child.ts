@@ -1,4 +1,4 @@
-// Started as a child process by test/embedded-store.test.ts: starts the embedded store,
+// Started as a child process by test/store/embedded-store.test.ts: starts the embedded store,
 // writes a row, prints READY and waits to be killed.
 import pg from 'pg';
 import { startEmbeddedStore } from '../../src/store/embedded-postgres.ts';

@@ -1,4 +1,4 @@
-// Run by test/sync-crash.test.ts as its own process: catches a file read model up with the
+// Run by test/sync/sync-crash.test.ts as its own process: catches a file read model up with the
 // store, with LEDGERLINE_CRASH_AT making it die on the way. Args: <database url> <duckdb file>.
 import { openReadModel } from '../../src/readmodel/read-model.ts';
 import { ReadModelStatus } from '../../src/readmodel/read-model-status.ts';

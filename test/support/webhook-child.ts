@@ -1,4 +1,4 @@
-// Run by test/webhooks-crash.test.ts as its own process: a node's webhook producer and sender
+// Run by test/webhooks/webhooks-crash.test.ts as its own process: a node's webhook producer and sender
 // (private targets allowed, claims of 1 s), with LEDGERLINE_CRASH_AT making it die on the way.
 // Runs until killed. Args: <database url>.
 import { WEBHOOK_RECORDS } from '../../src/cli/webhook-records.ts';

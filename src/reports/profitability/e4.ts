@@ -4,7 +4,7 @@ import { decimalUnits } from '../../money/money.ts';
  * The exact money arithmetic of the profitability macros (sql/duckdb/macros.sql: e4 counts,
  * integer counts of 10^-4 units) in BigInt, for the facts a sync batch prices in process
  * (fact-pricing.ts). Each function is the macro of the same name, NULL included (null here):
- * the macros stay the definition, and test/summaries-incremental.test.ts compares the two.
+ * the macros stay the definition, and test/reports/summaries-incremental.test.ts compares the two.
  *
  * Where DuckDB would fail (a 128-bit overflow, a sum past what e4_parts stores), these throw
  * LeftToSql, and the batch is priced by the macros, which fail as before.

@@ -16,7 +16,7 @@ import {
  * The priced facts of a sync batch's few time entries, computed in process with BigInt: the
  * rules of profitability_facts_for (sql/views/profitability_facts_for.sql), which stays their
  * definition: the first load and any large batch price with it, and
- * test/summaries-incremental.test.ts compares the two on random changes in both sync modes.
+ * test/reports/summaries-incremental.test.ts compares the two on random changes in both sync modes.
  * Pricing one entry this way takes microseconds; the macro's statement costs 20-25 ms of binding
  * and optimizing on every run, whatever it prices (docs/summaries.md).
  *

@@ -6,8 +6,8 @@ import { currencyKey } from './unpaid-time.ts';
  * The payable rows of a sync batch's few stale entries (payee_entry_pay) and the change of
  * their payees' unpaid totals (payee_unpaid_totals), computed in process: the rules of
  * payee_entry_rates_for and payee_unpaid_totals_for (sql/views/), which stay the definition
- * (the first load and any large batch refresh with them; test/summaries-sync.test.ts and
- * test/summaries-incremental.test.ts compare the tables with them). Values are kept as the text
+ * (the first load and any large batch refresh with them; test/reports/summaries-sync.test.ts and
+ * test/reports/summaries-incremental.test.ts compare the tables with them). Values are kept as the text
  * DuckDB prints them, amounts as BigInt counts of 10^-4.
  */
 

@@ -1,7 +1,7 @@
 -- The profitability report's tables (profitability.derived.ts, docs/summaries.md): derived from
 -- the copied tables (sql/duckdb/tables.sql) and team_bill_figures (the team-payout part's) in
 -- the same DuckDB transaction as the changes they summarise. Each is equal, row for row, to the
--- macro it is refreshed from (test/summaries-sync.test.ts).
+-- macro it is refreshed from (test/reports/summaries-sync.test.ts).
 
 -- invoice_unallocated_nets_for(true): per invoice and line project, the net of the lines that
 -- name no time entry (profitability's unallocated revenue), in 10^-4 units of the invoice

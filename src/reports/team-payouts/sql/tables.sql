@@ -1,7 +1,7 @@
 -- The team-payout reports' tables (team-payouts.derived.ts, docs/summaries.md): derived from the
 -- copied tables (sql/duckdb/tables.sql) in the same DuckDB transaction as the changes they
 -- summarise, so a report never sees a summary that disagrees with its rows. Each is equal, row
--- for row, to the macro it is refreshed from (test/summaries-sync.test.ts).
+-- for row, to the macro it is refreshed from (test/reports/summaries-sync.test.ts).
 
 -- team_bill_figures_for(true): every live team bill's figures (docs/contract.md, "Bill amounts"),
 -- read by the bill list, the payout summary and profitability. Computed per request, the
