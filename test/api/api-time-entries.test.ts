@@ -1,5 +1,4 @@
-import type { Harness } from '../support/harness.ts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { snapshotBoth } from '../support/compare-read-model.ts';
 import { ids, TOKENS } from '../support/small-snapshot.ts';
 import {
@@ -7,27 +6,16 @@ import {
   FREE_TOKEN,
   NOWHERE,
   OTHER_OWNER,
-  type TimeEntryHarness,
   more,
-  openTimeEntryHarness,
+  useTimeEntryHarness,
   other,
 } from '../support/time-entry-harness.ts';
 
 // PATCH /time-entries/{id}: ids, errors and the order of checks
 // (docs/contract.md, "Order of checks"), and what the read model shows after it.
 describe('PATCH /time-entries/{id}', () => {
-  let t: TimeEntryHarness;
-  let h: Harness;
-  beforeAll(async () => {
-    t = await openTimeEntryHarness();
-    h = t.h;
-  });
-  afterAll(() => h.close());
-  const patch = (...args: Parameters<TimeEntryHarness['patch']>) => t.patch(...args);
-  const storeRow = (...args: Parameters<TimeEntryHarness['storeRow']>) => t.storeRow(...args);
-  const newEntry = (...args: Parameters<TimeEntryHarness['newEntry']>) => t.newEntry(...args);
-  const refusedWithoutWriting = (...args: Parameters<TimeEntryHarness['refusedWithoutWriting']>) =>
-    t.refusedWithoutWriting(...args);
+  const t = useTimeEntryHarness();
+  const { patch, storeRow, newEntry, refusedWithoutWriting } = t;
 
   describe('ids, errors and order of checks', () => {
     it('answers an entry of another workspace exactly as one that does not exist', async () => {
@@ -69,7 +57,7 @@ describe('PATCH /time-entries/{id}', () => {
 
     it('checks in the order 401, 402, 403, 404, 422', async () => {
       const bad = { duration: 'soon' };
-      const noToken = await h.app.inject({
+      const noToken = await t.h.app.inject({
         method: 'PATCH',
         url: `/api/v1/time-entries/${ids.entry2}`,
         headers: { 'content-type': 'application/json' },
@@ -151,9 +139,9 @@ describe('PATCH /time-entries/{id}', () => {
         TOKENS.owner,
       );
       expect(res.status).toBe(200);
-      // No h.sync(): the write's own position is what a read of its token waits for.
-      await h.passed(res);
-      const duck = await h.readModel.connect();
+      // No t.h.sync(): the write's own position is what a read of its token waits for.
+      await t.h.passed(res);
+      const duck = await t.h.readModel.connect();
       try {
         const reader = await duck.runAndReadAll(
           `SELECT CAST(project_id AS VARCHAR) AS project_id, CAST(task_id AS VARCHAR) AS task_id,
@@ -170,7 +158,7 @@ describe('PATCH /time-entries/{id}', () => {
           duration_seconds: 6330,
           note: 'Read your writes',
         });
-        const { store, readModel } = await snapshotBoth(h.pool, duck);
+        const { store, readModel } = await snapshotBoth(t.h.pool, duck);
         expect(readModel.time_entries).toEqual(store.time_entries);
       } finally {
         duck.closeSync();

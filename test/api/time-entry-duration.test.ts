@@ -1,27 +1,12 @@
-import type { Harness } from '../support/harness.ts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ids } from '../support/small-snapshot.ts';
-import {
-  type TimeEntryHarness,
-  more,
-  openTimeEntryHarness,
-} from '../support/time-entry-harness.ts';
+import { more, useTimeEntryHarness } from '../support/time-entry-harness.ts';
 
 // PATCH /time-entries/{id}: the duration forms and their rules
 // (docs/contract.md, "Duration rules").
 describe('PATCH /time-entries/{id}', () => {
-  let t: TimeEntryHarness;
-  let h: Harness;
-  beforeAll(async () => {
-    t = await openTimeEntryHarness();
-    h = t.h;
-  });
-  afterAll(() => h.close());
-  const patch = (...args: Parameters<TimeEntryHarness['patch']>) => t.patch(...args);
-  const storeRow = (...args: Parameters<TimeEntryHarness['storeRow']>) => t.storeRow(...args);
-  const newEntry = (...args: Parameters<TimeEntryHarness['newEntry']>) => t.newEntry(...args);
-  const refusedWithoutWriting = (...args: Parameters<TimeEntryHarness['refusedWithoutWriting']>) =>
-    t.refusedWithoutWriting(...args);
+  const t = useTimeEntryHarness();
+  const { patch, storeRow, newEntry, refusedWithoutWriting } = t;
 
   describe('duration', () => {
     it('reads every duration form', async () => {

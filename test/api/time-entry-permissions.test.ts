@@ -1,31 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import type { Harness } from '../support/harness.ts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ids, TOKENS } from '../support/small-snapshot.ts';
 import {
   ADMIN_WRITE,
   NOWHERE,
-  type TimeEntryHarness,
   more,
-  openTimeEntryHarness,
+  useTimeEntryHarness,
   other,
 } from '../support/time-entry-harness.ts';
 
 // PATCH /time-entries/{id}: who may edit an entry, its project and task, and locked entries
 // (docs/contract.md, "Time entries").
 describe('PATCH /time-entries/{id}', () => {
-  let t: TimeEntryHarness;
-  let h: Harness;
-  beforeAll(async () => {
-    t = await openTimeEntryHarness();
-    h = t.h;
-  });
-  afterAll(() => h.close());
-  const patch = (...args: Parameters<TimeEntryHarness['patch']>) => t.patch(...args);
-  const storeRow = (...args: Parameters<TimeEntryHarness['storeRow']>) => t.storeRow(...args);
-  const newEntry = (...args: Parameters<TimeEntryHarness['newEntry']>) => t.newEntry(...args);
-  const refusedWithoutWriting = (...args: Parameters<TimeEntryHarness['refusedWithoutWriting']>) =>
-    t.refusedWithoutWriting(...args);
+  const t = useTimeEntryHarness();
+  const { patch, storeRow, newEntry, refusedWithoutWriting } = t;
 
   describe('who may edit', () => {
     it('lets every role with the write scope edit its own entries', async () => {
@@ -201,7 +189,7 @@ describe('PATCH /time-entries/{id}', () => {
       }
       for (const invoiceId of [more.paidInvoice, ids.invoice]) {
         const byInvoiceId = await newEntry(ids.member);
-        await h.pool.query('UPDATE time_entries SET invoice_id = $1 WHERE id = $2', [
+        await t.h.pool.query('UPDATE time_entries SET invoice_id = $1 WHERE id = $2', [
           invoiceId,
           byInvoiceId,
         ]);
@@ -214,13 +202,13 @@ describe('PATCH /time-entries/{id}', () => {
     it('does not lock for a DRAFT invoice, a VOID bill or a deleted SENT invoice', async () => {
       const deletedInvoice = randomUUID();
       const onDeletedInvoice = await newEntry(ids.member);
-      await h.pool.query(
+      await t.h.pool.query(
         `INSERT INTO invoices (id, workspace_id, client_id, number, status, payment_status,
            currency, subtotal, total, deleted_at)
          VALUES ($1, $2, $3, 'INV-0009', 'SENT', 'unpaid', 'USD', 0, 0, now())`,
         [deletedInvoice, ids.workspace, ids.client],
       );
-      await h.pool.query('UPDATE time_entries SET invoice_id = $1 WHERE id = $2', [
+      await t.h.pool.query('UPDATE time_entries SET invoice_id = $1 WHERE id = $2', [
         deletedInvoice,
         onDeletedInvoice,
       ]);

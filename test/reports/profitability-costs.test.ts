@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, type Harness } from '../support/harness.ts';
-import { profitabilityReport, projectRow } from '../support/profitability-report.ts';
-import { Workspace, workspaces } from '../support/workspace-builder.ts';
+import { describe, expect, it } from 'vitest';
+import { projectRow, useProfitabilityReport } from '../support/profitability-report.ts';
+import { Workspace } from '../support/workspace-builder.ts';
 
 /**
  * The figures of GET /team-payouts/profitability (docs/contract.md, "Profitability" and
@@ -11,15 +10,8 @@ import { Workspace, workspaces } from '../support/workspace-builder.ts';
  * This file: the costs (estimated, rounded, approved, paid).
  */
 
-let h: Harness;
-beforeAll(async () => {
-  h = await createHarness();
-  for (const ws of workspaces) await h.importObject(ws.snapshot);
-  await h.sync();
-});
-afterAll(() => h.close());
-
-const report = (ws: Workspace, query?: string) => profitabilityReport(h, ws, query);
+const profitability = useProfitabilityReport();
+const { report } = profitability;
 
 describe('estimated cost (docs/contract.md, "Costs": pay rate)', () => {
   // Ada: payee from 2026-10-05; 40.00 EUR/h since 2026-09-01, 50.00 EUR/h since 2026-10-15.
@@ -135,7 +127,7 @@ describe('rounding (docs/contract.md, "Money and rounding": half away from zero,
 });
 
 describe('approved cost and paid (docs/contract.md, "Costs": B = the APPROVED bill of the entry)', () => {
-  // Cleo, 30.00 EUR/h. Each case on its own project, so each project row shows one rule.
+  // Cleo, 30.00 EUR/profitability.h. Each case on its own project, so each project row shows one rule.
   const ws = new Workspace();
   const cleo = ws.user('Cleo');
   const proRata = ws.project('Pro rata');

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, type Harness } from '../support/harness.ts';
-import { profitabilityReport, projectRow } from '../support/profitability-report.ts';
-import { Workspace, workspaces } from '../support/workspace-builder.ts';
+import { describe, expect, it } from 'vitest';
+import { projectRow, useProfitabilityReport } from '../support/profitability-report.ts';
+import { Workspace } from '../support/workspace-builder.ts';
 
 /**
  * The figures of GET /team-payouts/profitability (docs/contract.md, "Profitability" and
@@ -11,15 +10,7 @@ import { Workspace, workspaces } from '../support/workspace-builder.ts';
  * This file: revenue and FX.
  */
 
-let h: Harness;
-beforeAll(async () => {
-  h = await createHarness();
-  for (const ws of workspaces) await h.importObject(ws.snapshot);
-  await h.sync();
-});
-afterAll(() => h.close());
-
-const report = (ws: Workspace, query?: string) => profitabilityReport(h, ws, query);
+const { report } = useProfitabilityReport();
 
 describe('revenue (docs/contract.md, "Revenue": billedNet, collectedNet, clientUnbilledSeconds, receipts)', () => {
   const ws = new Workspace();

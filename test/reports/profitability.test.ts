@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createHarness, type Harness } from '../support/harness.ts';
-import { profitabilityReport } from '../support/profitability-report.ts';
-import { Workspace, workspaces } from '../support/workspace-builder.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { useProfitabilityReport } from '../support/profitability-report.ts';
+import { Workspace } from '../support/workspace-builder.ts';
 
 /**
  * The figures of GET /team-payouts/profitability (docs/contract.md, "Profitability" and
@@ -11,15 +10,8 @@ import { Workspace, workspaces } from '../support/workspace-builder.ts';
  * This file: rows, paging and the summary; deleted records; the default range; sums beyond 64 bits; the answer as one text.
  */
 
-let h: Harness;
-beforeAll(async () => {
-  h = await createHarness();
-  for (const ws of workspaces) await h.importObject(ws.snapshot);
-  await h.sync();
-});
-afterAll(() => h.close());
-
-const report = (ws: Workspace, query?: string) => profitabilityReport(h, ws, query);
+const profitability = useProfitabilityReport();
+const { report } = profitability;
 
 describe('members: order, paging and the summary (docs/contract.md, "Rows, summary and paging")', () => {
   const ws = new Workspace();
@@ -171,7 +163,7 @@ describe('sums beyond 64 bits (docs/summaries.md, "Sums beyond 64 bits")', () =>
   ws.entry({ user: zoe, project: work, date: '2026-08-14', seconds: 36_000 });
 
   it('keeps a fact, and a month sum, that do not fit 64 bits as rows of 64-bit parts', async () => {
-    const duck = await h.readModel.connect();
+    const duck = await profitability.h.readModel.connect();
     try {
       const facts = await duck.runAndReadAll(
         `SELECT CAST(entry_date AS VARCHAR) AS day, estimated_e4, estimated_b4, missing_pay_rate

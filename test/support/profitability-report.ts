@@ -1,6 +1,6 @@
-import { expect } from 'vitest';
-import type { Harness } from './harness.ts';
-import type { Workspace } from './workspace-builder.ts';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { createHarness, type Harness } from './harness.ts';
+import { type Workspace, workspaces } from './workspace-builder.ts';
 
 // What the profitability tests read (test/reports/profitability*.test.ts): the report's rows,
 // asked for through HTTP.
@@ -48,3 +48,27 @@ export const projectRow = (data: Report, projectId: string) => {
   if (!row) throw new Error(`no row for project ${projectId}`);
   return row;
 };
+
+/**
+ * For the suite it is called in: a server over every workspace the file built (its beforeAll
+ * and afterAll), and `report` of one of them.
+ */
+export function useProfitabilityReport() {
+  let opened: Harness | undefined;
+  beforeAll(async () => {
+    opened = await createHarness();
+    for (const ws of workspaces) await opened.importObject(ws.snapshot);
+    await opened.sync();
+  });
+  afterAll(() => opened?.close());
+  const h = () => {
+    if (opened === undefined) throw new Error('the profitability server is not open yet');
+    return opened;
+  };
+  return {
+    get h() {
+      return h();
+    },
+    report: (ws: Workspace, query?: string) => profitabilityReport(h(), ws, query),
+  };
+}

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { timeEntryRecord } from '../../src/api/time-entries/time-entry.record.ts';
 import { createHarness, type Harness } from './harness.ts';
 import { ids, smallSnapshot, TOKENS } from './small-snapshot.ts';
@@ -252,3 +252,29 @@ export async function openTimeEntryHarness() {
 }
 
 export type TimeEntryHarness = Awaited<ReturnType<typeof openTimeEntryHarness>>;
+
+/**
+ * Opens the server for the suite it is called in (its beforeAll and afterAll); the helpers
+ * work once it is open.
+ */
+export function useTimeEntryHarness() {
+  let opened: TimeEntryHarness | undefined;
+  beforeAll(async () => {
+    opened = await openTimeEntryHarness();
+  });
+  afterAll(() => opened?.h.close());
+  const t = () => {
+    if (opened === undefined) throw new Error('the time-entry harness is not open yet');
+    return opened;
+  };
+  return {
+    get h() {
+      return t().h;
+    },
+    patch: (...args: Parameters<TimeEntryHarness['patch']>) => t().patch(...args),
+    storeRow: (...args: Parameters<TimeEntryHarness['storeRow']>) => t().storeRow(...args),
+    newEntry: (...args: Parameters<TimeEntryHarness['newEntry']>) => t().newEntry(...args),
+    refusedWithoutWriting: (...args: Parameters<TimeEntryHarness['refusedWithoutWriting']>) =>
+      t().refusedWithoutWriting(...args),
+  };
+}
