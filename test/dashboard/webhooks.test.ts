@@ -1,11 +1,6 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { WEBHOOK_RECORDS } from '../../src/cli/webhook-records.ts';
-import { producerSlotName, WebhookProducer } from '../../src/webhooks/producer.ts';
-import { WebhookSender } from '../../src/webhooks/sender.ts';
 import { apiRequest, type Body } from '../support/api-request.ts';
 import { violations } from '../support/axe.ts';
 import {
@@ -17,9 +12,15 @@ import {
   screenshot,
   signIn,
 } from '../support/browser.ts';
-import { dropIdleSlots } from '../support/databases.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { TOKENS, smallSnapshot } from '../support/small-snapshot.ts';
+import {
+  dropWebhookSlots,
+  startReceiver,
+  startWebhookNode,
+  type Receiver,
+  type WebhookNode,
+} from '../support/webhook-node.ts';
 
 /**
  * The dashboard's Webhooks view in a real browser, against a server whose producer and sender
@@ -30,12 +31,6 @@ import { TOKENS, smallSnapshot } from '../support/small-snapshot.ts';
 
 /** Typed into the form as a person would: commas, quotes, a backslash, a non-BMP character. */
 const DESCRIPTION = 'Ops, "alerts" \\ 🚀';
-
-interface Received {
-  path: string;
-  headers: Record<string, string>;
-  body: string;
-}
 
 /** The cells of the table `testid`'s body rows, by their data-key: text and data-value. */
 async function rows(page: Page, testid: string) {
@@ -75,67 +70,38 @@ describe('dashboard webhooks view', () => {
   let harness: Harness;
   let browser: Browser;
   let base: string;
-  let receiver: http.Server;
+  let receiver: Receiver;
   let receiverBase: string;
-  const received: Received[] = [];
-  let producer: WebhookProducer;
-  let sender: WebhookSender;
+  let node: WebhookNode;
 
   beforeAll(async () => {
     harness = await createHarness({ dashboard: true, webhookAllowPrivate: true });
     await harness.importObject(smallSnapshot());
     await harness.sync();
-    receiver = http.createServer((request, response) => {
-      let body = '';
-      request.setEncoding('utf8');
-      request.on('data', (chunk: string) => (body += chunk));
-      request.on('end', () => {
-        received.push({
-          path: request.url!,
-          headers: request.headers as Record<string, string>,
-          body,
-        });
-        response.writeHead(200).end();
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    receiverBase = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+    receiver = await startReceiver();
+    receiverBase = receiver.base;
     // The node's producer and sender, as src/cli/serve.ts runs them, private targets allowed.
-    sender = new WebhookSender({
-      pool: harness.pool,
+    node = startWebhookNode(harness.pool, {
       node: 'dashboard_test',
       allowPrivate: true,
       pollMs: 50,
       attemptTimeoutMs: 2000,
     });
-    producer = new WebhookProducer({
-      pool: harness.pool,
-      url: (harness.pool.options as { connectionString: string }).connectionString,
-      sources: WEBHOOK_RECORDS,
-      retryMs: 200,
-      onProduced: () => sender.nudge(),
-    });
-    sender.start();
-    producer.start();
     base = await listen(harness);
     browser = await launchBrowser();
     // The producer streams its slot before the test writes: events start from it.
     const deadline = Date.now() + 20_000;
-    while (!producer.metrics.producing) {
+    while (!node.producer.metrics.producing) {
       if (Date.now() > deadline) throw new Error('the webhook producer did not start in 20 s');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   });
   afterAll(async () => {
     await browser?.close();
-    await producer?.stop();
-    await sender?.stop();
+    await node?.stop();
     receiver?.close();
     if (harness) {
-      await harness.pool
-        .query('SELECT pg_drop_replication_slot($1)', [await producerSlotName(harness.pool)])
-        .catch(() => undefined);
-      await dropIdleSlots(harness.pool);
+      await dropWebhookSlots(harness.pool);
       await harness.close();
     }
   });
@@ -251,7 +217,7 @@ describe('dashboard webhooks view', () => {
     expect(Date.parse(attempt!.time!.value!)).toBeGreaterThanOrEqual(before.getTime());
     const eventId = attempt!.eventId!.text;
     expect(eventId).toMatch(/^msg_[a-z2-7]{26}$/);
-    const first = received.filter((r) => r.path === '/dashboard');
+    const first = receiver.received.filter((r) => r.path === '/dashboard');
     expect(first.map((r) => r.headers['webhook-id'])).toEqual([eventId]);
     const body = new Webhook(secret).verify(first[0]!.body, first[0]!.headers) as Body;
     expect(body.type).toBe('client.created');
@@ -270,7 +236,7 @@ describe('dashboard webhooks view', () => {
       ['client.created', eventId, '200'],
     ]);
     expect(
-      received.filter((r) => r.path === '/dashboard').map((r) => r.headers['webhook-id']),
+      receiver.received.filter((r) => r.path === '/dashboard').map((r) => r.headers['webhook-id']),
     ).toEqual([eventId, eventId]);
     expect(await violations(page)).toEqual([]);
     await screenshot(page, 'webhooks-deliveries');

@@ -1,18 +1,21 @@
 import { readFile, mkdtemp, rm } from 'node:fs/promises';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WEBHOOK_RECORDS } from '../../src/cli/webhook-records.ts';
 import { exportSnapshot } from '../../src/snapshot/export.ts';
-import { producerSlotName, WebhookProducer } from '../../src/webhooks/producer.ts';
-import { WebhookSender } from '../../src/webhooks/sender.ts';
 import { apiRequest, type Body } from '../support/api-request.ts';
-import { dropIdleSlots } from '../support/databases.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { ids, smallSnapshot, TOKENS } from '../support/small-snapshot.ts';
+import {
+  dropWebhookSlots,
+  startReceiver,
+  startWebhookNode,
+  type Received,
+  type Receiver,
+  type WebhookNode,
+} from '../support/webhook-node.ts';
+import { until } from '../support/webhook-testbed.ts';
 
 // An import's events (docs/webhooks.md, "Imports"): an import that replaces a workspace
 // deletes and inserts every row in one transaction, large enough here to go through the
@@ -21,51 +24,31 @@ import { ids, smallSnapshot, TOKENS } from '../support/small-snapshot.ts';
 
 describe('webhook events of an import that replaces a workspace', () => {
   let h: Harness;
-  let receiver: http.Server;
+  let receiver: Receiver;
   let dir: string;
-  let producer: WebhookProducer;
-  let sender: WebhookSender;
-  const received: { headers: Record<string, string>; body: string }[] = [];
+  let node: WebhookNode;
+  const received: Received[] = [];
 
   beforeAll(async () => {
     h = await createHarness({ live: true, webhookAllowPrivate: true });
     await h.importObject(smallSnapshot());
     await h.sync();
     dir = await mkdtemp(path.join(tmpdir(), 'll-webhook-import-'));
-    receiver = http.createServer((request, response) => {
-      let body = '';
-      request.setEncoding('utf8');
-      request.on('data', (chunk: string) => (body += chunk));
-      request.on('end', () => {
-        received.push({ headers: request.headers as Record<string, string>, body });
-        response.writeHead(204).end();
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    sender = new WebhookSender({ pool: h.pool, node: 'import', allowPrivate: true, pollMs: 50 });
-    producer = new WebhookProducer({
-      pool: h.pool,
-      url: (h.pool.options as { connectionString: string }).connectionString,
-      sources: WEBHOOK_RECORDS,
-      retryMs: 200,
+    receiver = await startReceiver(() => 204, received);
+    node = startWebhookNode(
+      h.pool,
+      { node: 'import', allowPrivate: true, pollMs: 50 },
       // The small workspace's import is some 40 changes: most of them go through the spill.
-      spillAt: 4,
-      onProduced: () => sender.nudge(),
-    });
-    sender.start();
-    producer.start();
-    await until(async () => producer.metrics.producing);
+      { spillAt: 4 },
+    );
+    await until(async () => node.producer.metrics.producing);
   });
   afterAll(async () => {
-    await producer?.stop();
-    await sender?.stop();
+    await node?.stop();
     receiver?.close();
     if (dir) await rm(dir, { recursive: true, force: true });
     if (h) {
-      await h.pool
-        .query('SELECT pg_drop_replication_slot($1)', [await producerSlotName(h.pool)])
-        .catch(() => undefined);
-      await dropIdleSlots(h.pool);
+      await dropWebhookSlots(h.pool);
       await h.close();
     }
   });
@@ -76,7 +59,7 @@ describe('webhook events of an import that replaces a workspace', () => {
       method: 'POST',
       path: '/webhooks',
       body: {
-        url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/import`,
+        url: `${receiver.base}/import`,
         description: 'Warehouse, "nightly" \\ 🧾',
       },
     });
@@ -95,7 +78,7 @@ describe('webhook events of an import that replaces a workspace', () => {
     const entries = snapshot.timeEntries!;
     entries.find((e) => e.id === ids.entry1)!.note = 'Changed by import';
     snapshot.timeEntries = entries.filter((e) => e.id !== ids.entry2);
-    const spilledBefore = producer.metrics.spilled;
+    const spilledBefore = node.producer.metrics.spilled;
     await h.importObject(snapshot, { replace: true });
 
     const verified = () =>
@@ -123,7 +106,7 @@ describe('webhook events of an import that replaces a workspace', () => {
       'Changed by import',
     );
     expect(new Set(events.map((e) => e.id)).size).toBe(4);
-    expect(producer.metrics.spilled).toBeGreaterThan(spilledBefore);
+    expect(node.producer.metrics.spilled).toBeGreaterThan(spilledBefore);
 
     // The endpoint outlived the replace, with its delivery log.
     const endpoint = await apiRequest(h.app, {
@@ -153,14 +136,3 @@ describe('webhook events of an import that replaces a workspace', () => {
     expect(verified().map((e) => e.type)).toEqual(['client.updated']);
   });
 });
-
-/** Polls `check` until it answers something truthy (10 s at most). */
-async function until<T>(check: () => Promise<T | undefined | false>): Promise<T> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('waited 10 s for it');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
