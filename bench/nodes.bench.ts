@@ -14,16 +14,8 @@
 //   npm run bench -- nodes [--rate R] [--seconds S]   (default 30 requests/s for 60 s)
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { importSnapshot } from '../src/snapshot/import.ts';
-import { readSnapshot } from '../src/snapshot/read-snapshot.ts';
-import { createKysely, createPool } from '../src/store/database.ts';
-import { startEmbeddedStore } from '../src/store/embedded-postgres.ts';
-import { migrate } from '../src/store/migrate.ts';
-import { createToken } from '../src/tokens/token.repository.ts';
 import {
   balancerUp,
   killNode,
@@ -35,7 +27,7 @@ import {
   type NodeProcess,
 } from '../test/support/node-cluster.ts';
 import { freePort } from '../test/support/server-process.ts';
-import { cpuLoopMs, log, percentile } from './support.ts';
+import { cpuLoopMs, demoStore, log, percentile } from './support.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -78,28 +70,10 @@ interface Sent {
   error?: string;
 }
 
-const dataDir = await mkdtemp(path.join(tmpdir(), 'll-nodes-'));
-const store = await startEmbeddedStore({ dataDir });
-const pool = createPool(store.url, 4);
+const { store, pool, tokens, close } = await demoStore('nodes', 20);
 const nodes: NodeProcess[] = [];
 let stopBalancer: (() => Promise<void>) | undefined;
 try {
-  await migrate(pool);
-  await importSnapshot(pool, readSnapshot(DEMO));
-  const db = createKysely(pool);
-  const admins = demo.members.filter((m) => m.role === 'OWNER' || m.role === 'ADMIN');
-  const tokens: string[] = [];
-  for (let i = 0; i < 20; i++)
-    tokens.push(
-      (
-        await createToken(db, {
-          workspaceId: demo.workspace.id,
-          userId: admins[i % admins.length]!.userId,
-          scopes: ['read', 'write'],
-          env: 'test',
-        })
-      ).token,
-    );
   for (const name of ['node_a', 'node_b', 'node_c'])
     nodes.push(await startNodeProcess(name, store.url));
   for (const node of nodes) await nodeJoined(node);
@@ -321,7 +295,5 @@ try {
 } finally {
   await stopBalancer?.();
   for (const node of nodes) await stopNode(node);
-  await pool.end();
-  await store.stop();
-  await rm(dataDir, { recursive: true, force: true });
+  await close();
 }

@@ -22,19 +22,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createWriteStream, readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { importSnapshot } from '../src/snapshot/import.ts';
-import { readSnapshot } from '../src/snapshot/read-snapshot.ts';
-import { createKysely, createPool } from '../src/store/database.ts';
-import { startEmbeddedStore } from '../src/store/embedded-postgres.ts';
-import { migrate } from '../src/store/migrate.ts';
-import { createToken } from '../src/tokens/token.repository.ts';
-import { cpuLoopMs, log, percentile } from './support.ts';
+import { cpuLoopMs, demoStore, log, percentile } from './support.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -94,27 +87,10 @@ const demo = JSON.parse(readFileSync(DEMO, 'utf8')) as Demo;
 
 // The store: the demo imported into an empty one, as `npm start` does, and one token per user
 // of the load (Owners and Admins, who may call every route of the mix). The server shares this
-// process's PostgreSQL (startEmbeddedStore).
-const dataDir = await mkdtemp(path.join(tmpdir(), 'll-soak-'));
-const store = await startEmbeddedStore({ dataDir });
-const pool = createPool(store.url, 4);
+// process's PostgreSQL.
+const { dataDir, tokens, close } = await demoStore('soak', Number(args.users));
 let server: ChildProcess | undefined;
 try {
-  await migrate(pool);
-  await importSnapshot(pool, readSnapshot(DEMO));
-  const db = createKysely(pool);
-  const admins = demo.members.filter((m) => m.role === 'OWNER' || m.role === 'ADMIN');
-  const tokens: string[] = [];
-  for (let i = 0; i < Number(args.users); i++) {
-    const created = await createToken(db, {
-      workspaceId: demo.workspace.id,
-      userId: admins[i % admins.length]!.userId,
-      scopes: ['read', 'write'],
-      env: 'test',
-    });
-    tokens.push(created.token);
-  }
-
   const { url, child } = await startServer(
     dataDir,
     args['node-flags'],
@@ -248,9 +224,7 @@ try {
   agent.destroy();
 } finally {
   if (server) await stopServer(server);
-  await pool.end();
-  await store.stop();
-  await rm(dataDir, { recursive: true, force: true });
+  await close();
 }
 
 /** Sends the mix at `rate` a second for `ms`; resolves when the last has answered. */

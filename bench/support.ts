@@ -1,7 +1,7 @@
 // Shared set-up for the benchmarks: a store with a generated workspace, kept between runs
 // under BENCH_DIR so the slow part (generating and importing) is paid once.
 import { createWriteStream } from 'node:fs';
-import { chmod, mkdir, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import type pg from 'pg';
@@ -331,6 +331,59 @@ export async function servedWorkspace(
       mintToken,
       close,
     };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+export interface DemoStore {
+  /** The temporary folder the store's data is in (a server started on it shares it). */
+  dataDir: string;
+  store: EmbeddedStore;
+  pool: pg.Pool;
+  /** Read-write tokens of the demo's Owners and Admins, in turn. */
+  tokens: string[];
+  /** Stops the store and removes its folder. */
+  close: () => Promise<void>;
+}
+
+/**
+ * The demo workspace (fixtures/demo.json) imported into a fresh embedded store, as `npm start`
+ * loads it, with `tokens` read-write tokens of its Owners and Admins, who may call every route.
+ */
+export async function demoStore(name: string, tokens: number): Promise<DemoStore> {
+  const demoFile = path.resolve(import.meta.dirname, '../fixtures/demo.json');
+  const demo = JSON.parse(await readFile(demoFile, 'utf8')) as {
+    workspace: { id: string };
+    members: { userId: string; role: string }[];
+  };
+  const dataDir = await mkdtemp(path.join(tmpdir(), `ll-${name}-`));
+  const store = await startEmbeddedStore({ dataDir });
+  const pool = createPool(store.url, 4);
+  const close = async () => {
+    await pool.end();
+    await store.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  };
+  try {
+    await migrate(pool);
+    await importSnapshot(pool, readSnapshot(demoFile));
+    const db = createKysely(pool);
+    const admins = demo.members.filter((m) => m.role === 'OWNER' || m.role === 'ADMIN');
+    const made: string[] = [];
+    for (let i = 0; i < tokens; i++)
+      made.push(
+        (
+          await createToken(db, {
+            workspaceId: demo.workspace.id,
+            userId: admins[i % admins.length]!.userId,
+            scopes: ['read', 'write'],
+            env: 'test',
+          })
+        ).token,
+      );
+    return { dataDir, store, pool, tokens: made, close };
   } catch (error) {
     await close();
     throw error;

@@ -13,24 +13,14 @@
 //   npm run bench -- webhooks [--rate R] [--seconds S]   (default 100 writes/s for 60 s)
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { importSnapshot } from '../src/snapshot/import.ts';
-import { readSnapshot } from '../src/snapshot/read-snapshot.ts';
-import { createKysely, createPool } from '../src/store/database.ts';
-import { startEmbeddedStore } from '../src/store/embedded-postgres.ts';
-import { migrate } from '../src/store/migrate.ts';
-import { createToken } from '../src/tokens/token.repository.ts';
 import {
   nodeJoined,
   startNodeProcess,
   stopNode,
   type NodeProcess,
 } from '../test/support/node-cluster.ts';
-import { cpuLoopMs, log, percentile } from './support.ts';
+import { cpuLoopMs, demoStore, log, percentile } from './support.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -43,13 +33,6 @@ const RUN_MS = Number(args.seconds) * 1000;
 const SLOW_MS = 2000;
 /** How long the endpoints may take to receive the last events after the load ends. */
 const DRAIN_MS = 120_000;
-const DEMO = path.resolve(import.meta.dirname, '../fixtures/demo.json');
-
-interface Demo {
-  workspace: { id: string };
-  members: { userId: string; role: string }[];
-}
-const demo = JSON.parse(readFileSync(DEMO, 'utf8')) as Demo;
 
 /** A receiver: each webhook-id's first arrival, ms after its commit. */
 interface Receiver {
@@ -92,29 +75,14 @@ async function receiver(name: string, answerAfterMs: number): Promise<Receiver> 
   };
 }
 
-const dataDir = await mkdtemp(path.join(tmpdir(), 'll-webhooks-'));
-const store = await startEmbeddedStore({ dataDir });
-const pool = createPool(store.url, 4);
+const demo = await demoStore('webhooks', 20);
+const { tokens } = demo;
 let node: NodeProcess | undefined;
 const receivers: Receiver[] = [];
 try {
-  await migrate(pool);
-  await importSnapshot(pool, readSnapshot(DEMO));
-  const db = createKysely(pool);
-  const owner = demo.members.find((m) => m.role === 'OWNER')!;
-  const tokens: string[] = [];
-  for (let i = 0; i < 20; i++)
-    tokens.push(
-      (
-        await createToken(db, {
-          workspaceId: demo.workspace.id,
-          userId: owner.userId,
-          scopes: ['read', 'write'],
-          env: 'test',
-        })
-      ).token,
-    );
-  node = await startNodeProcess('node_a', store.url, { env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
+  node = await startNodeProcess('node_a', demo.store.url, {
+    env: { WEBHOOK_ALLOW_PRIVATE: 'true' },
+  });
   await nodeJoined(node);
   const base = `http://127.0.0.1:${node.port}`;
   const api = async (method: string, url: string, token: string, body?: unknown) => {
@@ -261,7 +229,5 @@ try {
 } finally {
   for (const r of receivers) r.close();
   if (node) await stopNode(node);
-  await pool.end();
-  await store.stop();
-  await rm(dataDir, { recursive: true, force: true });
+  await demo.close();
 }
