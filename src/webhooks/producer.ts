@@ -64,9 +64,14 @@ export class WebhookProducer {
   private chain: Promise<void> = Promise.resolve();
   /** The order the spill reads tables back in: the records' tables first, as listed. */
   private readonly rank: ReadonlyMap<string, number>;
+  /** The tables whose rows are records or their parts: the others make no events. */
+  private readonly recordTables: ReadonlySet<string>;
 
   constructor(private readonly options: ProducerOptions) {
     this.rank = new Map(options.sources.map((source, i) => [source.table, i]));
+    this.recordTables = new Set(
+      options.sources.flatMap((s) => [s.table, ...(s.parts ?? []).map((p) => p.table)]),
+    );
   }
 
   start(): void {
@@ -235,20 +240,18 @@ export class WebhookProducer {
     return commits.map((c) => ({ ...c, changes: c.changes.filter((change) => kept.has(change)) }));
   }
 
-  /** The changes of workspaces that have an endpoint: the others have no events. */
+  /**
+   * The changes of records and their parts in workspaces that have an endpoint: the others
+   * make no events.
+   */
   private async watched(changes: RowChange[]): Promise<RowChange[]> {
-    if (!changes.some((c) => this.isRecordTable(c.table))) return [];
+    const records = changes.filter((c) => this.recordTables.has(c.table));
+    if (records.length === 0) return [];
     const { rows } = await this.options.pool.query<{ workspace_id: string }>(
       'SELECT DISTINCT workspace_id::text FROM webhook_endpoints',
     );
     const watched = new Set(rows.map((r) => r.workspace_id));
-    return changes.filter((c) => watched.has(String((c.new ?? c.old)!.workspace_id)));
-  }
-
-  private isRecordTable(table: string): boolean {
-    return this.options.sources.some(
-      (s) => s.table === table || (s.parts ?? []).some((p) => p.table === table),
-    );
+    return records.filter((c) => watched.has(String((c.new ?? c.old)!.workspace_id)));
   }
 
   /**
