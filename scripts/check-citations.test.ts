@@ -9,10 +9,6 @@ const CONTRACT = `# The API contract
 ## Bill amounts
 
 Subtotal, total.
-
-## Older citations
-
-| decisions 7 | "Bill amounts" |
 `;
 
 let root: string;

@@ -24,8 +24,6 @@ const SKIPPED_FOLDERS = new Set(['node_modules', 'dist', '.data', 'coverage']);
 
 /** The contract, whose headings a citation names. */
 export const CONTRACT = 'docs/contract.md';
-/** Its section that lists the old citations on purpose, to say where they went. */
-const OLD_CITATIONS_SECTION = 'Older citations';
 
 /** A line allowed to keep an outside citation, and why. */
 export interface AllowedLine {
@@ -60,7 +58,7 @@ export interface Result {
 }
 
 const OUTSIDE =
-  'a document outside the repository: cite docs/contract.md and its section instead (its "Older citations" say where each went)';
+  'a document outside the repository: cite docs/contract.md and the section that states the rule instead';
 
 /** Citations of the outside documents, each with what it is. */
 const OUTSIDE_PATTERNS: readonly { pattern: RegExp; what: string }[] = [
@@ -107,21 +105,6 @@ function headings(text: string): Set<string> {
   return found;
 }
 
-/** The line numbers (from 1) of the section `title` of a markdown text, to its next heading. */
-function sectionLines(text: string, title: string): Set<number> {
-  const lines = new Set<number>();
-  let level = 0;
-  text.split('\n').forEach((line, i) => {
-    const heading = /^(#{1,6})\s+(.+?)\s*$/.exec(line);
-    if (heading?.[1] !== undefined) {
-      if (heading[2] === title) level = heading[1].length;
-      else if (level > 0 && heading[1].length <= level) level = 0;
-    }
-    if (level > 0) lines.add(i + 1);
-  });
-  return lines;
-}
-
 /** Whether `name` (a bare file name such as STYLE.md) exists at the root, in docs/ or beside `file`. */
 function holds(root: string, file: string, name: string): boolean {
   return [root, path.join(root, 'docs'), path.join(root, path.dirname(file))].some((dir) =>
@@ -136,7 +119,6 @@ export function checkCitations(root: string, allowed: readonly AllowedLine[] = A
   const contractPath = path.join(root, CONTRACT);
   const contract = existsSync(contractPath) ? readFileSync(contractPath, 'utf8') : '';
   const sections = headings(contract);
-  const oldCitations = sectionLines(contract, OLD_CITATIONS_SECTION);
   const files = [...new Set(ROOTS.flatMap((r) => filesUnder(root, r)))].sort();
 
   for (const file of files) {
@@ -154,8 +136,7 @@ export function checkCitations(root: string, allowed: readonly AllowedLine[] = A
       if (/perf-anchors/i.test(line) && !holds(root, file, 'perf-anchors')) {
         outside.push('perf-anchors');
       }
-      const listed = file === CONTRACT && oldCitations.has(lineNumber);
-      if (outside.length > 0 && !listed) {
+      if (outside.length > 0) {
         const entry = allowed.find((a) => a.file === file && raw.includes(a.text));
         if (entry) used.add(entry);
         else report(`cites ${outside.map((o) => `"${o}"`).join(', ')}, ${OUTSIDE}`);
