@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { cString, pgTimestamp } from '../sync/replication/pgoutput-decoder.ts';
+import { MESSAGE, readCommit, readRelation } from '../sync/replication/pgoutput-messages.ts';
 
 /** A row as `pg` returns it from a SELECT: each value parsed by its type, as the store's own reads see it. */
 export type Row = Record<string, unknown>;
@@ -42,19 +42,15 @@ export class ChangeReader {
 
   read(buffer: Buffer): ReadMessage {
     switch (buffer.readUInt8(0)) {
-      case 0x42: // 'B'
+      case MESSAGE.begin:
         return BEGIN;
-      case 0x43: // 'C': flags, commit LSN, end LSN, commit time
-        return {
-          tag: 'commit',
-          endLsn: buffer.readBigUInt64BE(10),
-          commitTime: pgTimestamp(buffer.readBigInt64BE(18)),
-        };
-      case 0x52: // 'R'
+      case MESSAGE.commit:
+        return readCommit(buffer);
+      case MESSAGE.relation:
         this.relation(buffer);
         return OTHER;
-      case 0x49: {
-        // 'I' relation, 'N', new row
+      case MESSAGE.insert: {
+        // relation, 'N', new row
         const relation = this.relationOf(buffer.readInt32BE(1));
         const [row] = this.tuple(relation, buffer, 6, null);
         return {
@@ -62,8 +58,8 @@ export class ChangeReader {
           change: { table: relation.name, op: 'insert', old: null, new: row },
         };
       }
-      case 0x55: {
-        // 'U' relation, optional 'K'/'O' + old row, 'N' + new row
+      case MESSAGE.update: {
+        // relation, optional 'K'/'O' + old row, 'N' + new row
         const relation = this.relationOf(buffer.readInt32BE(1));
         let offset = 5;
         let old: Row | null = null;
@@ -75,8 +71,8 @@ export class ChangeReader {
         const [row] = this.tuple(relation, buffer, offset, old);
         return { tag: 'change', change: { table: relation.name, op: 'update', old, new: row } };
       }
-      case 0x44: {
-        // 'D' relation, 'K'/'O', old row
+      case MESSAGE.delete: {
+        // relation, 'K'/'O', old row
         const relation = this.relationOf(buffer.readInt32BE(1));
         const [old] = this.tuple(relation, buffer, 6, null);
         return { tag: 'change', change: { table: relation.name, op: 'delete', old, new: null } };
@@ -115,26 +111,14 @@ export class ChangeReader {
   }
 
   private relation(buffer: Buffer): void {
-    const reader = { offset: 1 };
-    const oid = buffer.readInt32BE(reader.offset);
-    reader.offset += 4;
-    cString(buffer, reader); // namespace
-    const name = cString(buffer, reader);
-    reader.offset += 1; // replica identity
-    const count = buffer.readInt16BE(reader.offset);
-    reader.offset += 2;
-    const columns: Relation['columns'] = [];
-    for (let i = 0; i < count; i++) {
-      reader.offset += 1; // flags
-      const column = cString(buffer, reader);
-      const type = buffer.readInt32BE(reader.offset);
-      reader.offset += 8; // type oid, type modifier
-      columns.push({
-        name: column,
-        parse: pg.types.getTypeParser(type, 'text') as (t: string) => unknown,
-      });
-    }
-    this.relations.set(oid, { name, columns });
+    const { oid, name, columns } = readRelation(buffer);
+    this.relations.set(oid, {
+      name,
+      columns: columns.map((column) => ({
+        name: column.name,
+        parse: pg.types.getTypeParser(column.typeOid, 'text') as (t: string) => unknown,
+      })),
+    });
   }
 
   private relationOf(oid: number): Relation {

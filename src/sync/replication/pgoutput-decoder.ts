@@ -1,4 +1,5 @@
 import type { ChangeBatch, TableChanges } from '../change-batch.ts';
+import { MESSAGE, readCommit, readRelation } from './pgoutput-messages.ts';
 
 /** What a pgoutput message means to the sync; row changes are already in the batch. */
 export type Decoded =
@@ -83,26 +84,22 @@ export class PgoutputDecoder {
 
   decode(buffer: Buffer): Decoded {
     switch (buffer.readUInt8(0)) {
-      case 0x42: // 'B'
+      case MESSAGE.begin:
         return BEGIN;
-      case 0x43: // 'C': flags, commit LSN, end LSN, commit time
-        return {
-          tag: 'commit',
-          endLsn: buffer.readBigUInt64BE(10),
-          commitTime: pgTimestamp(buffer.readBigInt64BE(18)),
-        };
-      case 0x52: // 'R'
+      case MESSAGE.commit:
+        return readCommit(buffer);
+      case MESSAGE.relation:
         this.relation(buffer);
         return OTHER;
-      case 0x49: {
-        // 'I' relation, 'N', new row
+      case MESSAGE.insert: {
+        // relation, 'N', new row
         const relation = this.relationOf(buffer.readInt32BE(1));
         this.after.read(buffer, 6);
         this.writeRow(relation, buffer, this.after, null);
         return CHANGE;
       }
-      case 0x55: {
-        // 'U' relation, optional 'K'/'O' + old row, 'N' + new row
+      case MESSAGE.update: {
+        // relation, optional 'K'/'O' + old row, 'N' + new row
         const relation = this.relationOf(buffer.readInt32BE(1));
         let offset = 5;
         let old: Tuple | null = null;
@@ -117,24 +114,24 @@ export class PgoutputDecoder {
         this.writeRow(relation, buffer, this.after, kind === 0x4f ? old : null);
         return CHANGE;
       }
-      case 0x44: {
-        // 'D' relation, 'K'/'O', old row
+      case MESSAGE.delete: {
+        // relation, 'K'/'O', old row
         const relation = this.relationOf(buffer.readInt32BE(1));
         this.before.read(buffer, 6);
         this.writeKey(relation, buffer, this.before);
         return CHANGE;
       }
-      case 0x54: {
-        // 'T' count, options, relation ids
+      case MESSAGE.truncate: {
+        // count, options, relation ids
         const count = buffer.readInt32BE(1);
         const tables: string[] = [];
         for (let i = 0; i < count; i++)
           tables.push(this.relationOf(buffer.readInt32BE(6 + 4 * i)).name);
         return { tag: 'truncate', tables };
       }
-      case 0x59: // 'Y' type
-      case 0x4f: // 'O' origin
-      case 0x4d: // 'M' logical decoding message
+      case MESSAGE.type:
+      case MESSAGE.origin:
+      case MESSAGE.message:
         return OTHER;
       default:
         throw new Error(`Unknown pgoutput message ${String.fromCharCode(buffer.readUInt8(0))}`);
@@ -185,20 +182,8 @@ export class PgoutputDecoder {
   }
 
   private relation(buffer: Buffer): void {
-    const reader = { offset: 1 };
-    const oid = buffer.readInt32BE(reader.offset);
-    reader.offset += 4;
-    cString(buffer, reader); // namespace
-    const name = cString(buffer, reader);
-    reader.offset += 1; // replica identity
-    const count = buffer.readInt16BE(reader.offset);
-    reader.offset += 2;
-    const names: string[] = [];
-    for (let i = 0; i < count; i++) {
-      reader.offset += 1; // flags
-      names.push(cString(buffer, reader));
-      reader.offset += 8; // type oid, type modifier
-    }
+    const { oid, name, columns } = readRelation(buffer);
+    const names = columns.map((column) => column.name);
     const changes = this.batch.table(name);
     const positions = Int32Array.from(changes.columns, (column) => {
       const at = names.indexOf(column.name);
@@ -218,17 +203,4 @@ export class PgoutputDecoder {
     if (!relation) throw new Error(`pgoutput sent a row of relation ${oid} before describing it`);
     return relation;
   }
-}
-
-/** A NUL-terminated string at `reader.offset`, moving the offset past it. */
-export function cString(buffer: Buffer, reader: { offset: number }): string {
-  const end = buffer.indexOf(0, reader.offset);
-  const value = buffer.toString('utf8', reader.offset, end);
-  reader.offset = end + 1;
-  return value;
-}
-
-/** pgoutput timestamps: microseconds since 2000-01-01 UTC. */
-export function pgTimestamp(micros: bigint): Date {
-  return new Date(946_684_800_000 + Number(micros / 1000n));
 }
