@@ -1,20 +1,10 @@
 import { SEARCHED_TABLES } from '../../search/search-index.ts';
-import { IDEMPOTENT_REPLAYED_HEADER, idempotencyKeyHeader, runIdempotent } from '../idempotency.ts';
 import { answerList } from '../list/list-endpoint.ts';
 import { MANAGER_UP } from '../roles.ts';
-import {
-  CREATE_ERRORS,
-  idParams,
-  LIST_ERRORS,
-  readInHandler,
-  responses,
-  UPDATE_ERRORS,
-  type AnswerReads,
-  type RoutePlugin,
-  readResponses,
-} from '../route-schema.ts';
-import { listResponse, singleResponse } from '../schema-parts.ts';
+import { LIST_ERRORS, type AnswerReads, type RoutePlugin, readResponses } from '../route-schema.ts';
+import { listResponse } from '../schema-parts.ts';
 import { runUpdate } from '../write.ts';
+import { keyedCreate, recordUpdateSchema } from '../write-routes.ts';
 import { clientInput, parseClientInput } from './client.input.ts';
 import { clientList, clientListQuery } from './client.list.ts';
 import { clientRecord, clientRowToRecord } from './client.record.ts';
@@ -26,6 +16,15 @@ const CLIENT_READS: AnswerReads = {
 };
 
 const access = (scope: 'read' | 'write') => ({ roles: MANAGER_UP, scope });
+
+const create = keyedCreate({
+  summary: 'Create a client',
+  description: 'Who may call: Manager, Admin, Owner; write scope.',
+  // The key is optional here (docs/contract.md, "Idempotency" leaves it open; docs/decisions.md).
+  keyRequired: false,
+  body: clientInput,
+  record: clientRecord,
+});
 
 /** /clients: Manager, Admin and Owner (docs/contract.md, "Role rules by area"). */
 export const clientRoutes: RoutePlugin = async (app, { context }) => {
@@ -48,47 +47,26 @@ export const clientRoutes: RoutePlugin = async (app, { context }) => {
 
   app.post(
     '/clients',
-    {
-      config: { access: access('write') },
-      schema: {
-        summary: 'Create a client',
-        description: 'Who may call: Manager, Admin, Owner; write scope.',
-        // The key is optional here (docs/contract.md, "Idempotency" leaves it open;
-        // docs/decisions.md).
-        responseHeaders: { 201: IDEMPOTENT_REPLAYED_HEADER },
-        headers: idempotencyKeyHeader({ required: false }),
-        body: clientInput,
-        response: responses({ 201: singleResponse(clientRecord) }, CREATE_ERRORS),
-      },
-    },
-    async (request, reply) => {
-      const caller = request.caller;
-      const input = request.body;
-      await runIdempotent({ db: context.db, request, reply, required: false }, async (trx) => ({
-        status: 201,
-        body: {
-          data: clientRowToRecord(
-            await insertClient(trx, caller.workspaceId, input),
-            caller.baseCurrency,
-          ),
-        },
-      }));
-      return reply;
-    },
+    { config: { access: access('write') }, schema: create.schema },
+    (request, reply) =>
+      create.run({ db: context.db, request, reply }, async (trx) =>
+        clientRowToRecord(
+          await insertClient(trx, request.caller.workspaceId, request.body),
+          request.caller.baseCurrency,
+        ),
+      ),
   );
 
   app.patch(
     '/clients/:id',
     {
       config: { access: access('write') },
-      schema: {
+      schema: recordUpdateSchema({
         summary: 'Update a client',
         description: 'Who may call: Manager, Admin, Owner; write scope.',
-        params: idParams,
-        // Read in the handler: the record (404) comes before the body (422).
-        body: readInHandler(clientInput),
-        response: responses({ 200: singleResponse(clientRecord) }, UPDATE_ERRORS),
-      },
+        body: clientInput,
+        record: clientRecord,
+      }),
     },
     async (request) => {
       const caller = request.caller;

@@ -1,20 +1,13 @@
 import type { Transaction } from 'kysely';
 import type { Caller } from '../caller.ts';
 import { forbiddenScope, notFound } from '../errors.ts';
-import { IDEMPOTENT_REPLAYED_HEADER, idempotencyKeyHeader, runIdempotent } from '../idempotency.ts';
 import type { Database } from '../../store/schema.ts';
 import { isProjectMember, requireMembers, requireProject } from '../references.ts';
 import { MANAGER_UP } from '../roles.ts';
-import {
-  KEYED_CREATE_ERRORS,
-  idParams,
-  readInHandler,
-  responses,
-  UPDATE_ERRORS,
-  type RoutePlugin,
-} from '../route-schema.ts';
+import { idParams, responses, type RoutePlugin } from '../route-schema.ts';
 import { singleResponse } from '../schema-parts.ts';
 import { runUpdate, runWrite } from '../write.ts';
+import { keyedCreate, recordUpdateSchema } from '../write-routes.ts';
 import { parseTaskUpdate, taskCreateInput, taskUpdateInput } from './task.input.ts';
 import { taskRecord, taskRowToRecord } from './task.record.ts';
 import { archiveTask, findTaskForUpdate, insertTask, updateTask } from './task.repository.ts';
@@ -36,34 +29,32 @@ async function checkMemberTask(
     throw forbiddenScope();
 }
 
+const create = keyedCreate({
+  summary: 'Create a task (Members: self-assigned, on granted projects)',
+  description: 'Who may call: any role; write scope.',
+  keyRequired: true,
+  body: taskCreateInput,
+  record: taskRecord,
+});
+
 /** /tasks: any role with the Member limits; archiving (DELETE) for Managers and up. */
 export const taskRoutes: RoutePlugin = async (app, { context }) => {
   app.post(
     '/tasks',
-    {
-      config: { access: { scope: 'write' } },
-      schema: {
-        summary: 'Create a task (Members: self-assigned, on granted projects)',
-        description: 'Who may call: any role; write scope.',
-        responseHeaders: { 201: IDEMPOTENT_REPLAYED_HEADER },
-        headers: idempotencyKeyHeader({ required: true }),
-        body: taskCreateInput,
-        response: responses({ 201: singleResponse(taskRecord) }, KEYED_CREATE_ERRORS),
-      },
-    },
-    async (request, reply) => {
+    { config: { access: { scope: 'write' } }, schema: create.schema },
+    (request, reply) => {
       const caller = request.caller;
       const input = request.body;
-      await runIdempotent({ db: context.db, request, reply, required: true }, async (trx) => {
+      return create.run({ db: context.db, request, reply }, async (trx) => {
         await requireProject(trx, caller.workspaceId, input.projectId);
         // A Member's task without assignees is their own (docs/decisions.md, Writes).
         const assigneeIds = input.assigneeIds ?? (caller.role === 'MEMBER' ? [caller.userId] : []);
         await checkMemberTask(trx, caller, input.projectId, assigneeIds);
         await requireMembers(trx, caller.workspaceId, assigneeIds, 'assigneeIds');
-        const row = await insertTask(trx, caller.workspaceId, { ...input, assigneeIds });
-        return { status: 201, body: { data: taskRowToRecord(row) } };
+        return taskRowToRecord(
+          await insertTask(trx, caller.workspaceId, { ...input, assigneeIds }),
+        );
       });
-      return reply;
     },
   );
 
@@ -71,14 +62,12 @@ export const taskRoutes: RoutePlugin = async (app, { context }) => {
     '/tasks/:id',
     {
       config: { access: { scope: 'write' } },
-      schema: {
+      schema: recordUpdateSchema({
         summary: 'Update a task (Members: tasks assigned to them)',
         description: 'Who may call: any role; write scope.',
-        params: idParams,
-        // Read in the handler: the task (404) and whether a Member may edit it (403) come first.
-        body: readInHandler(taskUpdateInput),
-        response: responses({ 200: singleResponse(taskRecord) }, UPDATE_ERRORS),
-      },
+        body: taskUpdateInput,
+        record: taskRecord,
+      }),
     },
     async (request) => {
       const caller = request.caller;

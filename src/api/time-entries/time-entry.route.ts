@@ -1,12 +1,6 @@
-import {
-  idParams,
-  readInHandler,
-  responses,
-  UPDATE_ERRORS,
-  type RoutePlugin,
-} from '../route-schema.ts';
-import { singleResponse } from '../schema-parts.ts';
+import { UPDATE_ERRORS, type RoutePlugin } from '../route-schema.ts';
 import { runWrite } from '../write.ts';
+import { recordUpdateSchema } from '../write-routes.ts';
 import { timeEntryUpdateInput } from './time-entry.input.ts';
 import { timeEntryRecord, timeEntryRowToRecord } from './time-entry.record.ts';
 import { applyTimeEntryUpdate } from './time-entry.update.ts';
@@ -20,23 +14,19 @@ export const timeEntryRoutes: RoutePlugin = async (app, { context }) => {
     '/time-entries/:id',
     {
       config: { access: { scope: 'write' } },
-      schema: {
+      schema: recordUpdateSchema({
         summary:
           'Update a time entry: its length from durationSeconds, duration (1h30m, 1:30, 1.5h...) or startTime+endTime',
         description:
           'Who may call: any role for own entries; Owner and Admin for a teammate’s (userId moves it); write scope.',
-        params: idParams,
-        // Read in the handler: the entry (404) and who may send userId (403) come first.
-        body: readInHandler(timeEntryUpdateInput),
-        response: responses(
-          { 200: singleResponse(timeEntryRecord) },
-          {
-            ...UPDATE_ERRORS,
-            409: ['entry_locked'],
-            422: ['validation_failed', 'duration_conflict'],
-          },
-        ),
-      },
+        body: timeEntryUpdateInput,
+        record: timeEntryRecord,
+        errors: {
+          ...UPDATE_ERRORS,
+          409: ['entry_locked'],
+          422: ['validation_failed', 'duration_conflict'],
+        },
+      }),
     },
     async (request) => {
       const caller = request.caller;

@@ -2,10 +2,8 @@ import { z } from 'zod';
 import { checkTarget } from '../../webhooks/target.ts';
 import { OWNER_ADMIN } from '../access.ts';
 import { notFound, validationFailed } from '../errors.ts';
-import { IDEMPOTENT_REPLAYED_HEADER, idempotencyKeyHeader, runIdempotent } from '../idempotency.ts';
 import { cursorParam, limitParam } from '../list/list-query.ts';
 import {
-  CREATE_ERRORS,
   idParams,
   readInHandler,
   responses,
@@ -16,6 +14,7 @@ import type { RouteContext } from '../route-context.ts';
 import { singleResponse } from '../schema-parts.ts';
 import { runUpdate, runWrite } from '../write.ts';
 import { parseBody } from '../write-body.ts';
+import { keyedCreate, recordUpdateSchema } from '../write-routes.ts';
 import { webhookCreateInput, webhookReplayInput, webhookUpdateInput } from './webhook.input.ts';
 import {
   webhookAttemptRecord,
@@ -57,31 +56,23 @@ async function checkedUrl(context: RouteContext, url: string): Promise<string> {
 }
 
 /** /webhooks: a workspace's endpoints, their secrets, deliveries and replays. */
+const create = keyedCreate({
+  summary: 'Add a webhook endpoint (its signing secret is shown in this answer only)',
+  description: DESCRIPTION,
+  keyRequired: false,
+  body: webhookCreateInput,
+  record: webhookWithSecret,
+});
+
 export const webhookRoutes: RoutePlugin = async (app, { context }) => {
-  app.post(
-    '/webhooks',
-    {
-      config: { access },
-      schema: {
-        summary: 'Add a webhook endpoint (its signing secret is shown in this answer only)',
-        description: DESCRIPTION,
-        responseHeaders: { 201: IDEMPOTENT_REPLAYED_HEADER },
-        headers: idempotencyKeyHeader({ required: false }),
-        body: webhookCreateInput,
-        response: responses({ 201: singleResponse(webhookWithSecret) }, CREATE_ERRORS),
-      },
-    },
-    async (request, reply) => {
-      const caller = request.caller;
-      const input = request.body;
-      const url = await checkedUrl(context, input.url);
-      await runIdempotent({ db: context.db, request, reply, required: false }, async (trx) => {
-        const row = await insertWebhook(trx, caller.workspaceId, { ...input, url });
-        return { status: 201, body: { data: { ...webhookRowToRecord(row), secret: row.secret } } };
-      });
-      return reply;
-    },
-  );
+  app.post('/webhooks', { config: { access }, schema: create.schema }, async (request, reply) => {
+    const input = request.body;
+    const url = await checkedUrl(context, input.url);
+    return create.run({ db: context.db, request, reply }, async (trx) => {
+      const row = await insertWebhook(trx, request.caller.workspaceId, { ...input, url });
+      return { ...webhookRowToRecord(row), secret: row.secret };
+    });
+  });
 
   app.get(
     '/webhooks',
@@ -144,14 +135,12 @@ export const webhookRoutes: RoutePlugin = async (app, { context }) => {
     '/webhooks/:id',
     {
       config: { access },
-      schema: {
+      schema: recordUpdateSchema({
         summary: 'Update a webhook endpoint: url, events, description, enabled',
         description: DESCRIPTION,
-        params: idParams,
-        // Read in the handler: the endpoint (404) comes before the body (422).
-        body: readInHandler(webhookUpdateInput),
-        response: responses({ 200: singleResponse(webhookRecord) }, UPDATE_ERRORS),
-      },
+        body: webhookUpdateInput,
+        record: webhookRecord,
+      }),
     },
     async (request) => {
       const caller = request.caller;
