@@ -49,23 +49,7 @@ export async function insertClient(
     .executeTakeFirstOrThrow();
 }
 
-/** A live client of the workspace, locked for the update that follows; undefined when none. */
-export async function findClientForUpdate(
-  trx: Transaction<Database>,
-  workspaceId: string,
-  id: string,
-): Promise<{ id: string } | undefined> {
-  return trx
-    .selectFrom('clients')
-    .select('id')
-    .where('id', '=', id)
-    .where('workspace_id', '=', workspaceId)
-    .where('deleted_at', 'is', null)
-    .forUpdate()
-    .executeTakeFirst();
-}
-
-/** Updates the client `id` (found by findClientForUpdate) with the fields `input` carries. */
+/** Updates the client `id` (found by lockedRecord, src/api/locked-row.ts) with the fields `input` carries. */
 export async function updateClient(
   trx: Transaction<Database>,
   id: string,

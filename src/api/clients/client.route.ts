@@ -1,4 +1,5 @@
 import { SEARCHED_TABLES } from '../../search/search-index.ts';
+import { lockedRecord } from '../locked-row.ts';
 import { answerList } from '../list/list-endpoint.ts';
 import { MANAGER_UP } from '../roles.ts';
 import { LIST_ERRORS, type AnswerReads, type RoutePlugin, readResponses } from '../route-schema.ts';
@@ -8,7 +9,7 @@ import { keyedCreate, recordUpdateSchema } from '../write-routes.ts';
 import { clientInput, parseClientInput } from './client.input.ts';
 import { clientList, clientListQuery } from './client.list.ts';
 import { clientRecord, clientRowToRecord } from './client.record.ts';
-import { findClientForUpdate, insertClient, updateClient } from './client.repository.ts';
+import { insertClient, updateClient } from './client.repository.ts';
 /** What a page of clients reads (config.answers): its rows; a search, the index. */
 const CLIENT_READS: AnswerReads = {
   reads: ['clients'],
@@ -72,7 +73,7 @@ export const clientRoutes: RoutePlugin = async (app, { context }) => {
       const caller = request.caller;
       const { id } = request.params;
       return runUpdate(context, request, {
-        find: (trx) => findClientForUpdate(trx, caller.workspaceId, id),
+        find: (trx) => lockedRecord(trx, 'clients', caller.workspaceId, id),
         parse: () => parseClientInput(request.body),
         write: async (trx, _client, input) => ({
           data: clientRowToRecord(await updateClient(trx, id, input), caller.baseCurrency),

@@ -103,23 +103,7 @@ export async function insertExpense(
     .executeTakeFirstOrThrow();
 }
 
-/** A live expense of the workspace, locked for the update that follows; undefined when none. */
-export async function findExpenseForUpdate(
-  trx: Transaction<Database>,
-  workspaceId: string,
-  id: string,
-) {
-  return trx
-    .selectFrom('expenses')
-    .selectAll()
-    .where('id', '=', id)
-    .where('workspace_id', '=', workspaceId)
-    .where('deleted_at', 'is', null)
-    .forUpdate()
-    .executeTakeFirst();
-}
-
-/** Applies `input` to `current` (found by findExpenseForUpdate), checking the rules that span fields. */
+/** Applies `input` to `current` (found by lockedRecord, src/api/locked-row.ts), checking the rules that span fields. */
 export async function updateExpense(
   trx: Transaction<Database>,
   workspaceId: string,

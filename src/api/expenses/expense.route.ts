@@ -1,10 +1,11 @@
+import { lockedRecord } from '../locked-row.ts';
 import { MANAGER_UP } from '../roles.ts';
 import type { RoutePlugin } from '../route-schema.ts';
 import { runUpdate } from '../write.ts';
 import { keyedCreate, recordUpdateSchema } from '../write-routes.ts';
 import { expenseCreateInput, expenseUpdateInput, parseExpenseUpdate } from './expense.input.ts';
 import { expenseRecord, expenseRowToRecord } from './expense.record.ts';
-import { findExpenseForUpdate, insertExpense, updateExpense } from './expense.repository.ts';
+import { insertExpense, updateExpense } from './expense.repository.ts';
 
 const WHO = 'Who may call: Manager, Admin, Owner; write scope.';
 const access = { roles: MANAGER_UP, scope: 'write' as const };
@@ -40,7 +41,7 @@ export const expenseRoutes: RoutePlugin = async (app, { context }) => {
       const caller = request.caller;
       const { id } = request.params;
       return runUpdate(context, request, {
-        find: (trx) => findExpenseForUpdate(trx, caller.workspaceId, id),
+        find: (trx) => lockedRecord(trx, 'expenses', caller.workspaceId, id),
         parse: () => parseExpenseUpdate(request.body),
         write: async (trx, expense, input) => ({
           data: expenseRowToRecord(await updateExpense(trx, caller.workspaceId, expense, input)),

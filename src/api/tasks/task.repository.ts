@@ -44,21 +44,6 @@ export async function insertTask(
     .executeTakeFirstOrThrow();
 }
 
-/** A task of the workspace (deleted ones too), locked for the rest of the transaction. */
-export async function findTaskForUpdate(
-  trx: Transaction<Database>,
-  workspaceId: string,
-  id: string,
-) {
-  return trx
-    .selectFrom('tasks')
-    .selectAll()
-    .where('id', '=', id)
-    .where('workspace_id', '=', workspaceId)
-    .forUpdate()
-    .executeTakeFirst();
-}
-
 export async function updateTask(
   trx: Transaction<Database>,
   id: string,

@@ -2,6 +2,7 @@ import type { Transaction } from 'kysely';
 import type { Caller } from '../caller.ts';
 import { forbiddenScope, notFound } from '../errors.ts';
 import type { Database } from '../../store/schema.ts';
+import { lockedRecord } from '../locked-row.ts';
 import { isProjectMember, requireMembers, requireProject } from '../references.ts';
 import { MANAGER_UP } from '../roles.ts';
 import { idParams, responses, type RoutePlugin } from '../route-schema.ts';
@@ -10,7 +11,7 @@ import { runUpdate, runWrite } from '../write.ts';
 import { keyedCreate, recordUpdateSchema } from '../write-routes.ts';
 import { parseTaskUpdate, taskCreateInput, taskUpdateInput } from './task.input.ts';
 import { taskRecord, taskRowToRecord } from './task.record.ts';
-import { archiveTask, findTaskForUpdate, insertTask, updateTask } from './task.repository.ts';
+import { archiveTask, insertTask, updateTask } from './task.repository.ts';
 
 /**
  * Member limits (docs/contract.md, "Task permissions for Member tokens"): tasks only on projects
@@ -74,8 +75,7 @@ export const taskRoutes: RoutePlugin = async (app, { context }) => {
       const { id } = request.params;
       return runUpdate(context, request, {
         find: async (trx) => {
-          const task = await findTaskForUpdate(trx, caller.workspaceId, id);
-          return task?.deleted_at === null ? task : undefined;
+          return lockedRecord(trx, 'tasks', caller.workspaceId, id);
         },
         allow: (task) => {
           // Members edit only the tasks they are assigned to.
@@ -110,7 +110,7 @@ export const taskRoutes: RoutePlugin = async (app, { context }) => {
       const caller = request.caller;
       const { id } = request.params;
       return runWrite(context, request, async (trx) => {
-        const task = await findTaskForUpdate(trx, caller.workspaceId, id);
+        const task = await lockedRecord(trx, 'tasks', caller.workspaceId, id, { deleted: true });
         if (!task) throw notFound();
         // Archiving an archived task answers it as it is (docs/contract.md, "Task writes").
         return {

@@ -5,22 +5,6 @@ import type { TimeEntryRow } from '../../store/record-tables.ts';
 // The SQL of PATCH /time-entries/{id}. Every lookup is bounded by the workspace, so an id of
 // another workspace is found exactly as often as one that does not exist: never.
 
-/** A live entry of the workspace, locked for the update that follows; undefined when none. */
-export async function findTimeEntryForUpdate(
-  trx: Transaction<Database>,
-  workspaceId: string,
-  id: string,
-): Promise<TimeEntryRow | undefined> {
-  return trx
-    .selectFrom('time_entries')
-    .selectAll()
-    .where('id', '=', id)
-    .where('workspace_id', '=', workspaceId)
-    .where('deleted_at', 'is', null)
-    .forUpdate()
-    .executeTakeFirst();
-}
-
 /**
  * Whether the entry is billed or paid out (docs/contract.md, "Time entries": `entry_locked`): on a
  * SENT or PAID invoice, by a line or by its own `invoice_id`, or on a line of an APPROVED team
@@ -128,7 +112,7 @@ export interface TimeEntryChanges {
   billable?: boolean;
 }
 
-/** Writes the changes to an entry found by `findTimeEntryForUpdate`, and answers the new row. */
+/** Writes the changes to an entry found by `lockedRecord` (src/api/locked-row.ts), and answers the new row. */
 export async function updateTimeEntry(
   trx: Transaction<Database>,
   workspaceId: string,

@@ -3,11 +3,11 @@ import { hasRoleAtLeast, type Caller } from '../caller.ts';
 import { entryLocked, forbiddenScope, notFound, validationFailed } from '../errors.ts';
 import type { TimeEntryRow } from '../../store/record-tables.ts';
 import type { Database } from '../../store/schema.ts';
+import { lockedRecord } from '../locked-row.ts';
 import { isProjectMember, requireProject } from '../references.ts';
 import { bodyNames, parseTimeEntryInput, type TimeEntryInput } from './time-entry.input.ts';
 import {
   findTaskProjectId,
-  findTimeEntryForUpdate,
   findUserStanding,
   isTimeEntryLocked,
   updateTimeEntry,
@@ -32,7 +32,7 @@ export async function applyTimeEntryUpdate(
   id: string,
   body: unknown,
 ): Promise<TimeEntryRow> {
-  const entry = await findTimeEntryForUpdate(trx, caller.workspaceId, id);
+  const entry = await lockedRecord(trx, 'time_entries', caller.workspaceId, id);
   if (!entry) throw notFound();
   // Any role edits its own entries; Owner/Admin also a teammate's, and only they send userId.
   const actsForTeammates = hasRoleAtLeast(caller, 'ADMIN');
