@@ -29,3 +29,25 @@ export type Queryable = Pick<pg.Pool, 'query'> | Pick<pg.PoolClient, 'query'>;
 /** The currency codes and their scales, bound as two arrays (the `scales` CTE). */
 export const CURRENCY_CODES = allCurrencyScales().map(([code]) => code);
 export const CURRENCY_SCALES = allCurrencyScales().map(([, scale]) => scale);
+
+/**
+ * Two CTEs of the unpaid-time and summary statements ($1 the workspace): `rate_periods`, each
+ * live rate from its effective_from to its payee's next one (one live rate per payee and day),
+ * and `entries_on_approved_bills`, the entries on a line (any kind) of a live APPROVED bill,
+ * which are owed no more.
+ */
+export const OWED_TIME_CTES = `
+rate_periods AS (
+  SELECT
+    id, payee_id, effective_from, hourly_rate, currency,
+    lead(effective_from) OVER (PARTITION BY payee_id ORDER BY effective_from) AS next_from
+  FROM payee_rates
+  WHERE workspace_id = $1 AND deleted_at IS NULL
+),
+entries_on_approved_bills AS (
+  SELECT DISTINCT l.time_entry_id
+  FROM team_bill_lines l
+  JOIN team_bills b ON b.workspace_id = l.workspace_id AND b.id = l.bill_id
+  WHERE l.workspace_id = $1 AND b.status = 'APPROVED' AND b.deleted_at IS NULL
+    AND l.time_entry_id IS NOT NULL
+)`;

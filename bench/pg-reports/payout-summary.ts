@@ -1,7 +1,7 @@
 // GET /team-payouts/summary computed in PostgreSQL (the conventions of every statement:
 // common.ts).
 import type { PayoutSummary } from '../../src/reports/payout-summary/payout-summary.schema.ts';
-import { CURRENCY_CODES, CURRENCY_SCALES, type Queryable } from './common.ts';
+import { CURRENCY_CODES, CURRENCY_SCALES, OWED_TIME_CTES, type Queryable } from './common.ts';
 
 // $1 workspace, $2 today, $3 currency filter or NULL, $4 codes, $5 scales.
 // The payee's rate of an entry is the live rate in force on its entry date: each rate runs from
@@ -17,20 +17,7 @@ WITH scales AS (
 live_payees AS (
   SELECT id, user_id, start_date FROM payees WHERE workspace_id = $1 AND deleted_at IS NULL
 ),
-rate_periods AS (
-  SELECT
-    id, payee_id, effective_from, hourly_rate, currency,
-    lead(effective_from) OVER (PARTITION BY payee_id ORDER BY effective_from) AS next_from
-  FROM payee_rates
-  WHERE workspace_id = $1 AND deleted_at IS NULL
-),
-entries_on_approved_bills AS (
-  SELECT DISTINCT l.time_entry_id
-  FROM team_bill_lines l
-  JOIN team_bills b ON b.workspace_id = l.workspace_id AND b.id = l.bill_id
-  WHERE l.workspace_id = $1 AND b.status = 'APPROVED' AND b.deleted_at IS NULL
-    AND l.time_entry_id IS NOT NULL
-),
+${OWED_TIME_CTES},
 payable AS (
   SELECT p.id AS payee_id, e.entry_date, e.duration_seconds, e.billable, r.id AS rate_id,
     r.hourly_rate, r.currency

@@ -2,7 +2,7 @@
 // computed in PostgreSQL (the conventions of every statement: common.ts).
 import { links } from '../../src/reports/team-payouts/links.ts';
 import type { UnpaidTimeRecord } from '../../src/reports/team-payouts/unpaid-time.ts';
-import { CURRENCY_CODES, CURRENCY_SCALES, type Queryable } from './common.ts';
+import { CURRENCY_CODES, CURRENCY_SCALES, OWED_TIME_CTES, type Queryable } from './common.ts';
 
 // $1 workspace, $2 currency filter or NULL, $3 every section (scope=all), $4 limit, $5 codes,
 // $6 scales. Items (docs/contract.md, "Unpaid-time item"; test/reference/README.md, choices
@@ -16,20 +16,7 @@ WITH scales AS (
 live_payees AS (
   SELECT id, user_id, name, start_date FROM payees WHERE workspace_id = $1 AND deleted_at IS NULL
 ),
-rate_periods AS (
-  SELECT
-    id, payee_id, effective_from, hourly_rate, currency,
-    lead(effective_from) OVER (PARTITION BY payee_id ORDER BY effective_from) AS next_from
-  FROM payee_rates
-  WHERE workspace_id = $1 AND deleted_at IS NULL
-),
-entries_on_approved_bills AS (
-  SELECT DISTINCT l.time_entry_id
-  FROM team_bill_lines l
-  JOIN team_bills b ON b.workspace_id = l.workspace_id AND b.id = l.bill_id
-  WHERE l.workspace_id = $1 AND b.status = 'APPROVED' AND b.deleted_at IS NULL
-    AND l.time_entry_id IS NOT NULL
-),
+${OWED_TIME_CTES},
 items AS (
   SELECT
     e.id, p.id AS payee_id, e.user_id, e.project_id, r.id AS rate_id, p.name,
