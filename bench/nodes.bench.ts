@@ -15,7 +15,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import {
   balancerUp,
   killNode,
@@ -27,16 +26,9 @@ import {
   type NodeProcess,
 } from '../test/support/node-cluster.ts';
 import { freePort } from '../test/support/server-process.ts';
-import { cpuLoopMs, demoStore, log, percentile } from './support.ts';
+import { cpuLoopMs, demoStore, log, openLoopOptions, percentile } from './support.ts';
 
-const { values: args } = parseArgs({
-  options: {
-    rate: { type: 'string', default: '30' },
-    seconds: { type: 'string', default: '60' },
-  },
-});
-const RATE = Number(args.rate);
-const RUN_MS = Number(args.seconds) * 1000;
+const { rate: RATE, runMs: RUN_MS } = openLoopOptions(30);
 const KILL_AT = RUN_MS / 3;
 const JOIN_AT = (RUN_MS * 2) / 3;
 const DEMO = path.resolve(import.meta.dirname, '../fixtures/demo.json');

@@ -15,6 +15,7 @@ import { startEmbeddedStore, type EmbeddedStore } from '../src/store/embedded-po
 import { migrate } from '../src/store/migrate.ts';
 import { DERIVED_TABLES, READ_MODEL_PARTS } from '../src/cli/derived-tables.ts';
 import { tmpdir } from 'node:os';
+import { parseArgs } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppDependencies } from '../src/http/app.ts';
 import { createKysely, createPool } from '../src/store/database.ts';
@@ -113,6 +114,33 @@ export async function keptReadModel(
     );
   }
   return { readModel, status };
+}
+
+/**
+ * An empty read model in a fresh folder, for a benchmark of the sync over the store of `bench`:
+ * `sync()` makes a sync service that follows the store into it; `close()` closes the read model
+ * and the store and removes the folder.
+ */
+export async function syncedReadModel(bench: BenchStore, prefix: string) {
+  const dir = await mkdtemp(path.join(tmpdir(), prefix));
+  const readModel = await openReadModel(path.join(dir, 'read-model.duckdb'), READ_MODEL_PARTS);
+  return {
+    readModel,
+    sync: () =>
+      new SyncService({
+        pool: bench.pool,
+        url: bench.url,
+        readModel,
+        derived: DERIVED_TABLES,
+        status: new ReadModelStatus(),
+        log,
+      }),
+    close: async () => {
+      readModel.close();
+      await bench.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 /**
@@ -388,4 +416,18 @@ export async function demoStore(name: string, tokens: number): Promise<DemoStore
     await close();
     throw error;
   }
+}
+
+/**
+ * The options of an open-loop benchmark (requests sent at a constant rate, whatever the
+ * answers): `--rate R` requests per second, `--seconds S` of load.
+ */
+export function openLoopOptions(defaultRate: number): { rate: number; runMs: number } {
+  const { values } = parseArgs({
+    options: {
+      rate: { type: 'string', default: String(defaultRate) },
+      seconds: { type: 'string', default: '60' },
+    },
+  });
+  return { rate: Number(values.rate), runMs: Number(values.seconds) * 1000 };
 }

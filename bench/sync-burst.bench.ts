@@ -3,31 +3,17 @@
 // so the figure is the sync's own apply rate, not PostgreSQL's write rate.
 // Baseline, same run: how long PostgreSQL itself took to make those changes.
 //   npm run bench -- sync-burst [rows=100000]     (BENCH_DIR, default /tmp/ledgerline-bench-200k)
-import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { openReadModel } from '../src/readmodel/read-model.ts';
-import { ReadModelStatus } from '../src/readmodel/read-model-status.ts';
-import { SyncService } from '../src/sync/sync-service.ts';
-import { benchStore, log, peakRssMb } from './support.ts';
-import { DERIVED_TABLES, READ_MODEL_PARTS } from '../src/cli/derived-tables.ts';
+import { benchStore, peakRssMb, syncedReadModel } from './support.ts';
 
 const rows = Number(process.argv[2] ?? 100_000);
 const bench = await benchStore(
   process.env.BENCH_DIR ?? path.join(tmpdir(), 'ledgerline-bench-200k'),
   200_000,
 );
-const dir = await mkdtemp(path.join(tmpdir(), 'll-burst-'));
-const readModel = await openReadModel(path.join(dir, 'read-model.duckdb'), READ_MODEL_PARTS);
-const service = () =>
-  new SyncService({
-    pool: bench.pool,
-    url: bench.url,
-    readModel,
-    derived: DERIVED_TABLES,
-    status: new ReadModelStatus(),
-    log,
-  });
+const target = await syncedReadModel(bench, 'll-burst-');
+const service = target.sync;
 const sync = service();
 try {
   const first = service();
@@ -75,7 +61,5 @@ try {
   console.log(`peak RSS ${Math.round(peakRssMb())} MB`);
 } finally {
   await sync.stop();
-  readModel.close();
-  await bench.close();
-  await rm(dir, { recursive: true, force: true });
+  await target.close();
 }

@@ -3,14 +3,9 @@
 // returned to the moment the read model has applied it. Baseline, same run: the commit
 // latency of those writes (what the writer itself waits for).
 //   npm run bench -- sync-freshness [seconds=60] [writesPerSecond=500]
-import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { openReadModel } from '../src/readmodel/read-model.ts';
-import { ReadModelStatus } from '../src/readmodel/read-model-status.ts';
-import { SyncService } from '../src/sync/sync-service.ts';
-import { benchStore, log, percentile } from './support.ts';
-import { DERIVED_TABLES, READ_MODEL_PARTS } from '../src/cli/derived-tables.ts';
+import { benchStore, percentile, syncedReadModel } from './support.ts';
 
 const seconds = Number(process.argv[2] ?? 60);
 const rate = Number(process.argv[3] ?? 500);
@@ -18,16 +13,8 @@ const bench = await benchStore(
   process.env.BENCH_DIR ?? path.join(tmpdir(), 'ledgerline-bench-200k'),
   200_000,
 );
-const dir = await mkdtemp(path.join(tmpdir(), 'll-fresh-'));
-const readModel = await openReadModel(path.join(dir, 'read-model.duckdb'), READ_MODEL_PARTS);
-const sync = new SyncService({
-  pool: bench.pool,
-  url: bench.url,
-  readModel,
-  derived: DERIVED_TABLES,
-  status: new ReadModelStatus(),
-  log,
-});
+const target = await syncedReadModel(bench, 'll-fresh-');
+const sync = target.sync();
 try {
   await sync.start();
   const ids = (
@@ -87,7 +74,5 @@ try {
   );
 } finally {
   await sync.stop();
-  readModel.close();
-  await bench.close();
-  await rm(dir, { recursive: true, force: true });
+  await target.close();
 }

@@ -13,23 +13,15 @@
 //   npm run bench -- webhooks [--rate R] [--seconds S]   (default 100 writes/s for 60 s)
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseArgs } from 'node:util';
 import {
   nodeJoined,
   startNodeProcess,
   stopNode,
   type NodeProcess,
 } from '../test/support/node-cluster.ts';
-import { cpuLoopMs, demoStore, log, percentile } from './support.ts';
+import { cpuLoopMs, demoStore, log, openLoopOptions, percentile } from './support.ts';
 
-const { values: args } = parseArgs({
-  options: {
-    rate: { type: 'string', default: '100' },
-    seconds: { type: 'string', default: '60' },
-  },
-});
-const RATE = Number(args.rate);
-const RUN_MS = Number(args.seconds) * 1000;
+const { rate: RATE, runMs: RUN_MS } = openLoopOptions(100);
 const SLOW_MS = 2000;
 /** How long the endpoints may take to receive the last events after the load ends. */
 const DRAIN_MS = 120_000;
