@@ -1,5 +1,3 @@
-import type { AddressInfo } from 'node:net';
-import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ImportIssue, SnapshotImportError } from '../../src/snapshot/import.ts';
 import { apiRequest, type Body } from '../support/api-request.ts';
@@ -10,6 +8,7 @@ import { ids, smallSnapshot, TOKENS } from '../support/small-snapshot.ts';
 // Values the stores cannot hold (issue 26): text with U+0000, dates and timestamps outside
 // years 0001-9999, days that do not exist. Each is refused at the edge with 422 naming the
 // field, on every path that takes one, and the ends of the range are taken.
+// The error answers over real HTTP are http-error-envelope.test.ts's.
 
 const NUL = '\u0000';
 let keyCounter = 0;
@@ -352,104 +351,5 @@ describe('values the stores cannot hold', () => {
     });
     expect(forbidden.status).toBe(403);
     expect(forbidden.body.error.code).toBe('forbidden_scope');
-  });
-
-  describe('over real HTTP, every error answer carries the envelope and X-Request-Id', () => {
-    let port: number;
-    beforeAll(async () => {
-      await h.app.listen({ port: 0, host: '127.0.0.1' });
-      port = (h.app.server.address() as AddressInfo).port;
-    });
-
-    /** Sends `text` as is and reads the answer until the server closes the connection. */
-    const raw = (text: string) =>
-      new Promise<{ status: number; headers: Record<string, string>; body: Body }>(
-        (resolve, reject) => {
-          const socket = connect(port, '127.0.0.1');
-          let data = '';
-          socket.setEncoding('utf8');
-          socket.on('data', (chunk: string) => {
-            data += chunk;
-            // One answer is all this test reads; keep-alive would hold the socket open.
-            const [head, body = ''] = data.split('\r\n\r\n');
-            const length = /content-length: (\d+)/i.exec(head!)?.[1];
-            if (length !== undefined && Buffer.byteLength(body) >= Number(length)) {
-              socket.destroy();
-              const [statusLine, ...lines] = head!.split('\r\n');
-              resolve({
-                status: Number(statusLine!.split(' ')[1]),
-                headers: Object.fromEntries(
-                  lines.map((l) => [
-                    l.slice(0, l.indexOf(':')).toLowerCase(),
-                    l.slice(l.indexOf(':') + 2),
-                  ]),
-                ),
-                body: JSON.parse(body) as Body,
-              });
-            }
-          });
-          // The server may reset the connection once it has answered.
-          socket.on('error', () => undefined);
-          socket.on('close', () => reject(new Error(`closed after: ${data.slice(0, 200)}`)));
-          socket.write(text);
-        },
-      );
-    const expectEnvelope = (
-      res: { status: number; headers: Record<string, string>; body: Body },
-      status: number,
-      code: string,
-    ) => {
-      expect(res.status).toBe(status);
-      expect(res.body.error).toEqual({
-        code,
-        message: expect.any(String),
-        requestId: expect.any(String),
-      });
-      expect(res.headers['x-request-id']).toBe(res.body.error.requestId);
-    };
-    const auth = `Authorization: Bearer ${TOKENS.owner}\r\n`;
-
-    it('answers 431 header_too_large to a 20 KB header and to a 20 KB URL', async () => {
-      expectEnvelope(
-        await raw(`GET /api/v1/me HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`),
-        431,
-        'header_too_large',
-      );
-      expectEnvelope(
-        await raw(`GET /api/v1/clients?search=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`),
-        431,
-        'header_too_large',
-      );
-    });
-
-    it('answers 400 malformed_request to bytes that are not HTTP', async () => {
-      expectEnvelope(await raw('HELLO WORLD\r\n\r\n'), 400, 'malformed_request');
-    });
-
-    it('answers 413 payload_too_large to a body over 1 MiB', async () => {
-      const body = JSON.stringify({ name: 'x'.repeat(1024 * 1024) });
-      expectEnvelope(
-        await raw(
-          `POST /api/v1/clients HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: application/json\r\n` +
-            `Content-Length: ${body.length}\r\n\r\n${body}`,
-        ),
-        413,
-        'payload_too_large',
-      );
-    });
-
-    it('answers 400 malformed_request to a URL that does not decode', async () => {
-      expectEnvelope(
-        await raw(`GET /api/v1/invoices/%E0%A4%A HTTP/1.1\r\nHost: x\r\n${auth}\r\n`),
-        400,
-        'malformed_request',
-      );
-    });
-
-    it('routes an overlong path id like any other: 401 without a token, else 404', async () => {
-      const path = `/api/v1/invoices/${'a'.repeat(300)}`;
-      expectEnvelope(await raw(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`), 401, 'unauthenticated');
-      expectEnvelope(await raw(`GET ${path} HTTP/1.1\r\nHost: x\r\n${auth}\r\n`), 404, 'not_found');
-    });
   });
 });
